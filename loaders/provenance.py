@@ -1,0 +1,101 @@
+"""Which log entry introduced a fact: the newest entry touching the asserting page that talks
+about it, else the entry that created the page. Makes "as of" digests possible."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from loaders.records import (
+    ClaimRecord,
+    ContradictionRecord,
+    LineageAssertion,
+    LogEntry,
+    TouchRole,
+)
+from loaders.resolver import NameIndex
+from loaders.text import fold_name
+
+CREATING = frozenset({TouchRole.CREATED, TouchRole.SUMMARY})
+LINEAGE_WORDS = ("builds_on", "系譜", "lineage", "extends", "supersedes")
+
+
+class EntryIndex:
+    """Log entries by the pages they touch and by block id."""
+
+    def __init__(self, entries: Iterable[LogEntry]) -> None:
+        self.entries = list(entries)
+        self.by_page: dict[str, list[LogEntry]] = defaultdict(list)
+        self.by_block: dict[str, LogEntry] = {}
+        for entry in self.entries:
+            for touch in entry.touches:
+                if touch.page and touch.role not in (TouchRole.DEFERRED, TouchRole.CONSULTED):
+                    pages = self.by_page[touch.page]
+                    if not pages or pages[-1].key != entry.key:
+                        pages.append(entry)
+            for block in entry.block_ids:
+                self.by_block[block] = entry
+
+    def creator(self, page: str) -> LogEntry | None:
+        for entry in self.by_page.get(page, []):
+            if any(t.page == page and t.role in CREATING for t in entry.touches):
+                return entry
+        touching = self.by_page.get(page)
+        return touching[0] if touching else None
+
+    def talking_about(self, page: str, words: Iterable[str]) -> LogEntry | None:
+        folded = [fold_name(w) for w in words if w]
+        for entry in reversed(self.by_page.get(page, [])):
+            text = fold_name(f"{entry.title} {entry.text}")
+            if any(w in text for w in folded):
+                return entry
+        return None
+
+
+def _names(index: NameIndex, key: str) -> list[str]:
+    header = index.headers.get(key)
+    if header is None:
+        return [key]
+    return [header.stem, header.title, *header.aliases]
+
+
+def lineage_introduced(assertions: list[LineageAssertion], entries: EntryIndex,
+                       index: NameIndex) -> list[LineageAssertion]:
+    out: list[LineageAssertion] = []
+    for a in assertions:
+        entry = entries.talking_about(a.page, [*_names(index, a.parent), *LINEAGE_WORDS]) \
+            or entries.creator(a.page)
+        out.append(a.model_copy(update={"introduced_by": entry.key if entry else None}))
+    return out
+
+
+def contradiction_introduced(records: list[ContradictionRecord], entries: EntryIndex
+                             ) -> list[ContradictionRecord]:
+    out: list[ContradictionRecord] = []
+    for record in records:
+        if record.introduced_by and not record.introduced_by.startswith("^"):
+            out.append(record)
+            continue
+        entry = None
+        if record.introduced_by and record.introduced_by.startswith("^"):
+            entry = entries.by_block.get(record.introduced_by[1:])
+        if entry is None and record.page:
+            entry = entries.talking_about(
+                record.page, ["correction", "contradict", "訂正", "食い違", "contested"])
+        if entry is None and record.claims:
+            entry = next((e for e in reversed(entries.entries)
+                          if any(c in e.text for c in record.claims)), None)
+        if entry is None and record.page:
+            entry = entries.creator(record.page)
+        out.append(record.model_copy(update={"introduced_by": entry.key if entry else None}))
+    return out
+
+
+def claims_introduced(claims: list[ClaimRecord], entries: EntryIndex) -> list[ClaimRecord]:
+    out: list[ClaimRecord] = []
+    for claim in claims:
+        entry = next((e for e in reversed(entries.entries) if claim.id in e.text), None)
+        if entry is None and claim.page:
+            entry = entries.creator(claim.page)
+        out.append(claim.model_copy(update={"introduced_by": entry.key if entry else None}))
+    return out

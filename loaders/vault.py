@@ -1,0 +1,365 @@
+"""Walk a vault and turn it into records. Pure: files in, records out; never opens a database.
+
+Two passes: a cheap header pass over every file (hash, frontmatter, names) builds the name index;
+the full parse then runs only on pages that changed since `previous` (or whose links or mentions
+a changed name could affect)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loaders import page_parser as pp
+from loaders.errors import VaultError
+from loaders.fold_pages import fold_corrections, parse_fold_page
+from loaders.frontmatter import Frontmatter, split_frontmatter
+from loaders.ledger import parse_ledger
+from loaders.links import body_lines
+from loaders.log import parse_log
+from loaders.mentions import MentionFinder
+from loaders.pages import classify, parse_source_name
+from loaders.provenance import (
+    EntryIndex,
+    claims_introduced,
+    contradiction_introduced,
+    lineage_introduced,
+)
+from loaders.records import (
+    ContradictionRecord,
+    LogEntry,
+    Page,
+    PageFacts,
+    PageKind,
+    Problem,
+    VaultSnapshot,
+)
+from loaders.resolver import NameIndex, PageHeader
+from loaders.text import fold_name, nfc
+
+MAX_PAGE_BYTES = 8 * 1024 * 1024
+SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
+LEDGER_NAME = "claim-ledger.json"
+
+
+@dataclass(frozen=True)
+class PreviousPage:
+    """What the graph already holds of a page: enough to tell whether it changed."""
+
+    content_hash: str
+    names: tuple[str, ...] = ()
+    kind: str = ""
+
+
+@dataclass
+class _File:
+    rel: str
+    text: str
+    digest: str
+    mtime_ns: int
+    size: int
+    front: Frontmatter
+    header: PageHeader
+
+
+@dataclass
+class LoadOptions:
+    """How to load: which pages the graph already has, whether to re-parse everything."""
+
+    previous: Mapping[str, PreviousPage] = field(default_factory=dict)
+    force: bool = False
+    mentions: bool = True
+    progress: Callable[[int, int], None] | None = None
+
+
+def vault_root(path: Path) -> Path:
+    """The folder to read: `wiki/` under the given path when there is one."""
+    path = path.expanduser()
+    if not path.exists():
+        raise VaultError("no such vault folder", str(path))
+    if not path.is_dir():
+        raise VaultError("not a folder", str(path))
+    wiki = path / "wiki"
+    return (wiki if wiki.is_dir() else path).resolve()
+
+
+def _walk(root: Path, problems: list[Problem]) -> Iterator[tuple[str, Path]]:
+    """(vault-relative posix path, file) for every markdown or ledger file, confined to root."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        keep = []
+        for name in sorted(dirnames):
+            full = here / name
+            if name in SKIP_DIRS or name.startswith("."):
+                continue
+            if full.is_symlink():
+                problems.append(Problem(path=_rel(root, full), skipped=True,
+                                        message="symlinked folder not followed"))
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if not (name.endswith(".md") or name == LEDGER_NAME):
+                continue
+            full = here / name
+            if full.is_symlink():
+                target = full.resolve()
+                if not target.is_relative_to(root):
+                    problems.append(Problem(path=_rel(root, full), skipped=True,
+                                            message="symlink points outside the vault; skipped"))
+                    continue
+            yield _rel(root, full), full
+
+
+def _rel(root: Path, full: Path) -> str:
+    return nfc(full.relative_to(root).as_posix())
+
+
+def _decode(data: bytes, rel: str, problems: list[Problem]) -> str | None:
+    if b"\x00" in data[:8192]:
+        problems.append(Problem(path=rel, skipped=True, message="binary file, not markdown"))
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problems.append(Problem(path=rel, line=line,
+                                message="invalid UTF-8; bad bytes replaced with U+FFFD"))
+        text = data.decode("utf-8-sig", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | None:
+    try:
+        stat = full.stat()
+    except OSError as exc:
+        problems.append(Problem(path=rel, skipped=True, message=f"cannot read: {exc.strerror}"))
+        return None
+    if stat.st_size > MAX_PAGE_BYTES:
+        problems.append(Problem(path=rel, skipped=True,
+                                message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
+                                        f"{MAX_PAGE_BYTES // (1024 * 1024)} MiB limit; skipped"))
+        return None
+    try:
+        data = full.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(path=rel, skipped=True, message=f"cannot read: {exc.strerror}"))
+        return None
+    text = _decode(data, rel, problems)
+    if text is None:
+        return None
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    stem = posixpath.splitext(posixpath.basename(rel))[0]
+    if rel.endswith(".json"):
+        front = Frontmatter(lines=text.split("\n"))
+        kind = PageKind.META
+    else:
+        try:
+            front = split_frontmatter(text, rel)
+        except VaultError as exc:
+            problems.append(Problem(path=rel, line=exc.line,
+                                    message=str(exc).split(": ", 1)[-1] +
+                                    "; page loaded without its properties"))
+            front = Frontmatter(lines=text.split("\n"), body_start=1)
+        kind = classify(front, rel, stem)
+    aliases = tuple(nfc(a) for a, _ in front.items("aliases") if a.strip())
+    title = nfc(front.text("title") or stem)
+    header = PageHeader(key=stem, path=rel, kind=kind, title=title, aliases=aliases)
+    return _File(rel, text, digest, stat.st_mtime_ns, stat.st_size, front, header)
+
+
+def _assign_keys(files: list[_File]) -> None:
+    """Key = file stem; where stems repeat, the shortest path keeps it, others use their path."""
+    by_stem: dict[str, list[_File]] = {}
+    for f in files:
+        if not f.rel.endswith(".json"):
+            by_stem.setdefault(f.header.stem, []).append(f)
+    for group in by_stem.values():
+        group.sort(key=lambda f: (f.rel.count("/"), len(f.rel), f.rel))
+        for position, f in enumerate(group):
+            key = f.header.stem if position == 0 else posixpath.splitext(f.rel)[0]
+            f.header = PageHeader(key=key, path=f.rel, kind=f.header.kind, title=f.header.title,
+                                  aliases=f.header.aliases)
+
+
+def _page(f: _File) -> Page:
+    front = f.front
+    naming = parse_source_name(f.header.stem)
+    year = front.data.get("year")
+    venue = front.text("venue") or (naming.venue if naming else None)
+    return Page(
+        key=f.header.key, path=f.rel, kind=f.header.kind, title=f.header.title,
+        aliases=f.header.aliases,
+        tags=tuple(dict.fromkeys(str(t).lstrip("#") for t, _ in front.items("tags"))),
+        source_type=front.text("source_type"), entity_type=front.text("entity_type"),
+        year=int(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit())
+        else (naming.year if naming else None),
+        venue=venue if f.header.kind in (PageKind.PAPER, PageKind.SOURCE) else None,
+        url=front.text("url"), status=front.text("status"), created=front.date("created"),
+        updated=front.date("updated"), date_published=front.date("date_published"),
+        body="\n".join(f.front.lines[f.front.body_start - 1:]), content_hash=f.digest,
+        mtime_ns=f.mtime_ns, size=f.size)
+
+
+def _names_of(f: _File) -> tuple[str, ...]:
+    return tuple(sorted({fold_name(n) for n in (f.header.stem, f.header.title,
+                                                *f.header.aliases) if n}))
+
+
+def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
+    """Pages whose text mentions a name that appeared, vanished or changed its page."""
+    current = {f.header.key: f for f in files}
+    changed_names: set[str] = set()
+    for key, prev in options.previous.items():
+        f = current.get(key)
+        if f is None:
+            changed_names.update(prev.names)
+        elif _names_of(f) != prev.names or f.header.kind.value != prev.kind:
+            changed_names.update(prev.names)
+            changed_names.update(_names_of(f))
+    for key, f in current.items():
+        if key not in options.previous:
+            changed_names.update(_names_of(f))
+    changed_names = {n for n in changed_names if len(n) >= 2}
+    if not changed_names:
+        return set()
+    return {f.header.key for f in files
+            if any(n in fold_name(f.text) for n in changed_names)}
+
+
+def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
+    """Read a vault into records. Unreadable files become Problems; nothing raises for a bad
+    page."""
+    options = options or LoadOptions()
+    root = vault_root(path)
+    problems: list[Problem] = []
+    files = [f for rel, full in _walk(root, problems)
+             if (f := _read(root, rel, full, problems)) is not None]
+    _assign_keys(files)
+    pages = [f for f in files if not f.rel.endswith(".json")]
+    index = NameIndex.build(f.header for f in pages)
+    log_file = _find_log(pages)
+    entries: list[LogEntry] = []
+    if log_file is not None:
+        lines = body_lines(log_file.front.lines, log_file.front.body_start, mask=False)
+        entries, log_problems = parse_log(lines, log_file.rel, index)
+        problems.extend(log_problems)
+    entry_index = EntryIndex(entries)
+
+    affected = _affected_by_names(pages, options) if options.previous else set()
+    todo: list[_File] = []
+    unchanged: list[str] = []
+    for f in files:
+        prev = options.previous.get(f.header.key)
+        if options.force or prev is None or prev.content_hash != f.digest or \
+                f.header.key in affected:
+            todo.append(f)
+        else:
+            unchanged.append(f.header.key)
+    deleted = sorted(set(options.previous) - {f.header.key for f in files})
+    finder = MentionFinder(index.names()) if options.mentions and todo else None
+    facts: list[PageFacts] = []
+    for done, f in enumerate(todo, start=1):
+        if f.rel.endswith(".json"):
+            facts.append(_ledger_facts(f, index, entry_index, problems))
+        else:
+            facts.append(_page_facts(f, index, finder, entry_index,
+                                     entries if f is log_file else [], problems))
+        if options.progress:
+            options.progress(done, len(todo))
+    return VaultSnapshot(root=str(root), facts=tuple(facts), unchanged=tuple(unchanged),
+                         deleted=tuple(deleted), problems=tuple(problems))
+
+
+def _find_log(pages: list[_File]) -> _File | None:
+    candidates = [f for f in pages if f.header.stem.lower() == "log"]
+    candidates.sort(key=lambda f: (f.rel.count("/"), f.rel))
+    return candidates[0] if candidates else None
+
+
+def _ledger_facts(f: _File, index: NameIndex, entries: EntryIndex,
+                  problems: list[Problem]) -> PageFacts:
+    page = _page(f)
+    try:
+        claims, contradictions = parse_ledger(f.text, f.rel, index)
+    except VaultError as exc:
+        problems.append(Problem(path=f.rel, line=exc.line, skipped=True,
+                                message=str(exc).split(": ", 1)[-1]))
+        claims, contradictions = [], []
+    return PageFacts(page=page, claims=tuple(claims_introduced(claims, entries)),
+                     contradictions=tuple(contradiction_introduced(contradictions, entries)))
+
+
+def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
+                entries: EntryIndex, log_entries: list[LogEntry],
+                problems: list[Problem]) -> PageFacts:
+    page = _page(f)
+    front_links = pp.frontmatter_links(page, f.front, index)
+    body = pp.read_body(page, f.front, index)
+    links = front_links + [lk for line in body for lk in line.links]
+    lineage = pp.frontmatter_lineage(page, front_links) + pp.body_lineage(page, body, index)
+    contradictions: list[ContradictionRecord] = [
+        *pp.callout_contradictions(page, body), *pp.frontmatter_contradictions(page, front_links)]
+    fold = None
+    if page.kind is PageKind.FOLD:
+        fold, fold_problems = parse_fold_page(page, f.front)
+        problems.extend(fold_problems)
+        contradictions += fold_corrections(page, [(b.number, b.text, b.section) for b in body])
+    if log_entries:
+        contradictions += _lint_corrections(page, log_entries)
+    mentions, claims = pp.mentions_and_numbers(page, body, finder, index)
+    if log_entries:
+        claims = _log_claims(page, log_entries, body, claims)
+    return PageFacts(
+        page=page, links=tuple(links), authorships=tuple(pp.authorships(page, front_links, index)),
+        relations=tuple(pp.relations(page, front_links, index)),
+        lineage=tuple(lineage_introduced(lineage, entries, index)),
+        claims=tuple(claims), contradictions=tuple(contradiction_introduced(contradictions,
+                                                                            entries)),
+        mentions=tuple(mentions), fold=fold, log_entries=tuple(log_entries), venue=page.venue)
+
+
+def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
+                claims: list[object]) -> list[object]:
+    """Numeric claims in the log: a line without a subject of its own is about its entry's
+    summary page."""
+    from loaders.numeric import numeric_claims
+
+    by_line: dict[int, LogEntry] = {}
+    for entry in entries:
+        for bullet in entry.bullets:
+            by_line[bullet.line] = entry
+    out: list[object] = []
+    texts = {b.number: b.text for b in body}
+    for claim in claims:
+        out.append(claim)
+    seen_lines = {getattr(c, "line", None) for c in claims}
+    for line_no, entry in by_line.items():
+        if line_no in seen_lines:
+            continue
+        summary = next((t.page for t in entry.touches if t.role.value == "summary" and t.page),
+                       None)
+        if summary:
+            out.extend(numeric_claims(page.key, line_no, texts.get(line_no, ""), [], summary))
+    return out
+
+
+def _lint_corrections(page: Page, entries: list[LogEntry]) -> list[ContradictionRecord]:
+    """`- Correction:` bullets of lint entries: corrections the vault made (resolved)."""
+    out: list[ContradictionRecord] = []
+    for entry in entries:
+        for bullet in entry.bullets:
+            if bullet.label.lower() not in ("correction", "corrections", "訂正"):
+                continue
+            touched = tuple(dict.fromkeys(t.page for t in entry.touches
+                                          if t.page and t.role.value == "updated"))
+            out.append(ContradictionRecord(
+                id=f"lint:{entry.key}:{bullet.line}", kind="explicit", status="resolved",
+                origin="lint", summary=bullet.text[:300], page=page.key, line=bullet.line,
+                subject=touched[0] if touched else None, pages=touched,
+                evidence=(f"{page.key}:{bullet.line}: - {bullet.label}: {bullet.text}",),
+                introduced_by=entry.key))
+    return out

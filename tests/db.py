@@ -1,0 +1,149 @@
+"""How the test suite gets a real Neo4j; the fixtures in conftest.py are thin wrappers over this.
+
+Order: an explicit NEO4J_URI (CI and developers who run their own server), then a testcontainers
+Neo4j when a Docker engine answers, then the local server from graph/local_server.py. Tests never
+skip for want of a database: whoever calls `acquire` turns a LocalServerError into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import neo4j
+
+from graph import local_server
+from graph.errors import LocalServerError
+from graph.settings import Settings
+
+DOCKER_IMAGE = "neo4j:5.26-community"
+DOCKER_PING_TIMEOUT_S = 3
+WIPE_QUERY = "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+
+# Homes of local servers that this test session started (and so must stop at its end).
+_STARTED_HERE: dict[Path, Settings] = {}
+
+
+@dataclass
+class TestDatabase:
+    """Where the tests' Neo4j is, where it came from, and how to give it back."""
+
+    __test__ = False  # not a pytest test class
+
+    uri: str
+    user: str
+    password: str
+    database: str
+    source: str  # "env", "testcontainers" or "local"
+    release: Callable[[], None] = field(default=lambda: None, repr=False)
+
+
+def docker_engine_answers(timeout: int = DOCKER_PING_TIMEOUT_S) -> bool:
+    """Ask the Docker engine itself (a `docker` client alone proves nothing)."""
+    try:
+        import docker
+    except ImportError:
+        return False
+    try:
+        client = docker.from_env(timeout=timeout)
+    except Exception:  # DockerException when no socket: no engine
+        return False
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+    finally:
+        client.close()
+
+
+def acquire_local(settings: Settings) -> local_server.ServerStatus:
+    """Start (or reuse) the local server; remember it if this session is the one that started it."""
+    st = local_server.start(settings)
+    if not st.already_running:
+        _STARTED_HERE[st.home] = settings
+    return st
+
+
+def release_local_servers() -> None:
+    """Stop the local servers this session started; leave ones that were already running."""
+    while _STARTED_HERE:
+        _, settings = _STARTED_HERE.popitem()
+        local_server.stop(settings)
+
+
+def _from_env(settings: Settings) -> TestDatabase:
+    return TestDatabase(
+        uri=os.environ["NEO4J_URI"],
+        user=settings.neo4j_user,
+        password=settings.neo4j_password.get_secret_value(),
+        database=settings.neo4j_database,
+        source="env",
+    )
+
+
+def _from_testcontainers() -> TestDatabase:
+    from testcontainers.neo4j import Neo4jContainer
+
+    container: Any = Neo4jContainer(DOCKER_IMAGE)
+    container.start()
+    return TestDatabase(
+        uri=str(container.get_connection_url()),
+        user=str(getattr(container, "username", "neo4j")),
+        password=str(container.password),
+        database="neo4j",
+        source="testcontainers",
+        release=container.stop,
+    )
+
+
+def _from_local_server(settings: Settings) -> TestDatabase:
+    st = acquire_local(settings)
+    return TestDatabase(
+        uri=st.bolt_uri,
+        user=local_server.LOCAL_USER,
+        password=settings.neo4j_password.get_secret_value(),
+        database=settings.neo4j_database,
+        source="local",
+    )
+
+
+def acquire(settings: Settings | None = None) -> TestDatabase:
+    """A reachable Neo4j for this session, or LocalServerError saying why there is none."""
+    settings = settings or Settings()
+    if os.environ.get("NEO4J_URI"):
+        db = _from_env(settings)
+    elif docker_engine_answers():
+        try:
+            db = _from_testcontainers()
+        except Exception as exc:
+            raise LocalServerError(f"testcontainers could not start {DOCKER_IMAGE}: {exc}") from exc
+    else:
+        db = _from_local_server(settings)
+    check_reachable(db)
+    return db
+
+
+def check_reachable(db: TestDatabase) -> None:
+    """Fail early, with the address, when the database does not answer RETURN 1."""
+    try:
+        with make_driver(db) as driver:
+            driver.verify_connectivity()
+            driver.execute_query("RETURN 1", database_=db.database)
+    except (neo4j.exceptions.DriverError, neo4j.exceptions.Neo4jError, OSError) as exc:
+        raise LocalServerError(
+            f"Neo4j at {db.uri} (from {db.source}) does not answer as {db.user}: {exc}"
+        ) from exc
+
+
+def make_driver(db: TestDatabase) -> neo4j.Driver:
+    """A driver for the test database."""
+    return neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password))
+
+
+def wipe(driver: neo4j.Driver, database: str) -> None:
+    """Delete every node and relationship, in batches, in an auto-commit transaction."""
+    with driver.session(database=database) as session:
+        session.run(WIPE_QUERY).consume()
