@@ -382,8 +382,9 @@ def _set_initial_password(java: str, home: Path, password: str) -> None:
     except subprocess.TimeoutExpired as exc:
         raise LocalServerError("neo4j-admin set-initial-password did not finish in 300 s") from exc
     if done.returncode != 0:
-        lines = [ln for ln in (done.stderr + done.stdout).splitlines() if ln.strip()]
-        reason = lines[-1].strip() if lines else f"exit code {done.returncode}"
+        lines = [ln.strip() for ln in (done.stderr + done.stdout).splitlines()]
+        useful = [ln for ln in lines if ln and not ln.startswith(("at ", "..."))]
+        reason = useful[0] if useful else f"exit code {done.returncode}"
         raise LocalServerError(f"neo4j-admin set-initial-password failed: {reason}")
 
 
@@ -404,10 +405,7 @@ def _is_alive(pid: int) -> bool:
     """True while pid is a live process (a zombie is not alive)."""
     child = _CHILDREN.get(pid)
     if child is not None:
-        if child.poll() is None:
-            return True
-        del _CHILDREN[pid]
-        return False
+        return child.poll() is None  # poll() reaps it; _wait_ready/_wait_gone forget it
     stat = Path(f"/proc/{pid}/stat")
     try:
         fields = stat.read_text().rsplit(")", 1)[1].split()
@@ -465,9 +463,10 @@ def _terminate(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
         os.kill(pid, signal.SIGTERM)
     if _wait_gone(pid, timeout):
         return
-    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)  # the server leads its own session and process group
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
     if not _wait_gone(pid, 10.0):
         raise LocalServerError(f"Neo4j (pid {pid}) survived SIGKILL; check it by hand")
 
@@ -634,7 +633,9 @@ def start(settings: Settings) -> ServerStatus:
         try:
             _wait_ready(proc.pid, uri, password, log, START_TIMEOUT_S)
         except BaseException:
-            _terminate(proc.pid, timeout=10.0)
+            if proc.poll() is None:  # never signal a pid that has already been reaped
+                _terminate(proc.pid, timeout=10.0)
+            _CHILDREN.pop(proc.pid, None)
             pid_file(home).unlink(missing_ok=True)
             raise
         return ServerStatus(

@@ -100,6 +100,7 @@ class Page(Record):
     date_published: dt.date | None = None
     body: str = ""
     content_hash: str
+    names_folded: tuple[str, ...] = ()
     mtime_ns: int = 0
     size: int = 0
 
@@ -226,6 +227,7 @@ class FoldPage(Record):
     range_to: dt.date | None
     child_keys: tuple[str, ...] = ()
     children_format: str = "flat"
+    entries: tuple[str, ...] = ()
 
 
 class Problem(Record):
@@ -254,6 +256,7 @@ class PageFacts(Record):
     mentions: tuple[Mention, ...] = ()
     fold: FoldPage | None = None
     log_entries: tuple[LogEntry, ...] = ()
+    is_log: bool = False
     venue: str | None = None
 
 

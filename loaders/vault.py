@@ -7,6 +7,7 @@ a changed name could affect)."""
 from __future__ import annotations
 
 import hashlib
+import re
 import os
 import posixpath
 from collections.abc import Callable, Iterator, Mapping
@@ -30,6 +31,7 @@ from loaders.provenance import (
 )
 from loaders.records import (
     ContradictionRecord,
+    FoldPage,
     LogEntry,
     Page,
     PageFacts,
@@ -43,6 +45,7 @@ from loaders.text import fold_name, nfc
 MAX_PAGE_BYTES = 8 * 1024 * 1024
 SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
 LEDGER_NAME = "claim-ledger.json"
+CHILD_KEY = re.compile(r"^log-(\d{8})-(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,7 @@ def _page(f: _File) -> Page:
         url=front.text("url"), status=front.text("status"), created=front.date("created"),
         updated=front.date("updated"), date_published=front.date("date_published"),
         body="\n".join(f.front.lines[f.front.body_start - 1:]), content_hash=f.digest,
+        names_folded=_names_of(f),
         mtime_ns=f.mtime_ns, size=f.size)
 
 
@@ -268,10 +272,30 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
         else:
             facts.append(_page_facts(f, index, finder, entry_index,
                                      entries if f is log_file else [], problems))
+            if f is log_file:
+                facts[-1] = facts[-1].model_copy(update={"is_log": True})
         if options.progress:
             options.progress(done, len(todo))
     return VaultSnapshot(root=str(root), facts=tuple(facts), unchanged=tuple(unchanged),
                          deleted=tuple(deleted), problems=tuple(problems))
+
+
+def _fold_entries(fold: FoldPage, entries: list[LogEntry]) -> tuple[str, ...]:
+    """Log entry keys a fold page covers, in child-key order. A child key
+    `log-YYYYMMDD-NNN` numbers entries by position within the fold's range (oldest first)."""
+    if fold.range_from is None or fold.range_to is None:
+        return ()
+    in_range = [e for e in entries if fold.range_from <= e.date <= fold.range_to]
+    out: list[str] = []
+    for child in fold.child_keys:
+        match = CHILD_KEY.match(child)
+        if match is None:
+            continue
+        position = int(match.group(2))
+        if 1 <= position <= len(in_range) and \
+                in_range[position - 1].date.strftime("%Y%m%d") == match.group(1):
+            out.append(in_range[position - 1].key)
+    return tuple(out)
 
 
 def _find_log(pages: list[_File]) -> _File | None:
@@ -307,6 +331,8 @@ def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
     if page.kind is PageKind.FOLD:
         fold, fold_problems = parse_fold_page(page, f.front)
         problems.extend(fold_problems)
+        if fold is not None:
+            fold = fold.model_copy(update={"entries": _fold_entries(fold, entries.entries)})
         contradictions += fold_corrections(page, [(b.number, b.text, b.section) for b in body])
     if log_entries:
         contradictions += _lint_corrections(page, log_entries)

@@ -44,7 +44,7 @@ class TestDatabase:
 def docker_engine_answers(timeout: int = DOCKER_PING_TIMEOUT_S) -> bool:
     """Ask the Docker engine itself (a `docker` client alone proves nothing)."""
     try:
-        import docker
+        import docker  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         return False
     try:

@@ -1,0 +1,44 @@
+# Developer and CI entry points. `make test` is the one test command (CI runs it via .ci/run).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.vaultkg-installed
+VAULT ?= examples/vault
+PYTEST_ARGS ?=
+# When set, `make test` writes pytest's own exit code there (make itself only ever exits 2).
+PYTEST_RC_FILE ?=
+
+.PHONY: venv neo4j-start neo4j-stop neo4j-status test lint demo bench
+
+venv: $(STAMP)
+
+# Reinstall only when pyproject.toml is newer than the stamp.
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+neo4j-start: venv
+	scripts/neo4j-local.sh start
+
+neo4j-stop: venv
+	scripts/neo4j-local.sh stop
+
+neo4j-status: venv
+	scripts/neo4j-local.sh status
+
+# The test fixture finds Neo4j itself: NEO4J_URI, else testcontainers, else the local server.
+test: venv
+	@rc=0; $(VENV)/bin/pytest -q $(PYTEST_ARGS) || rc=$$?; \
+	if [ -n "$(PYTEST_RC_FILE)" ]; then echo "$$rc" > "$(PYTEST_RC_FILE)"; fi; \
+	exit $$rc
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+demo: venv
+	$(VENV)/bin/vaultkg demo --vault $(VAULT)
+
+bench: venv
+	$(VENV)/bin/python -m benchmarks.run

@@ -1,0 +1,113 @@
+"""The `vaultkg` command line. Errors reach the user here as one clear line, never a stack
+trace; this is the only place that translates them for the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import neo4j
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from api.neo4j_cli import neo4j_app
+from graph.connection import create_driver, verify
+from graph.ingest import IngestReport, ingest
+from graph.settings import Settings, get_settings
+from loaders.errors import VaultkgError
+
+EXIT_ERROR = 1
+EXIT_SKIPPED = 3
+
+app = typer.Typer(name="vaultkg", help="Knowledge graph for LLM-maintained markdown vaults.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(neo4j_app, name="neo4j")
+err = Console(stderr=True)
+out = Console()
+
+
+@contextmanager
+def connected(settings: Settings | None = None) -> Iterator[tuple[neo4j.Driver, str]]:
+    """A verified driver for one command; closed afterwards."""
+    settings = settings or get_settings()
+    driver = create_driver(settings)
+    try:
+        verify(driver, settings.neo4j_database)
+        yield driver, settings.neo4j_database
+    finally:
+        driver.close()
+
+
+def _print_report(report: IngestReport, verbose: bool) -> None:
+    table = Table(title=f"ingested {report.vault}", show_header=False)
+    for label, value in (
+        ("pages", report.pages), ("links", report.links), ("dangling links", report.dangling),
+        ("log entries", report.log_entries), ("nodes", report.nodes),
+        ("relationships", report.relationships), ("pages parsed", report.parsed),
+        ("pages unchanged", report.unchanged), ("pages deleted", report.deleted),
+        ("graph changed", "yes" if report.changed else "no (already up to date)"),
+        ("elapsed", f"{report.elapsed_s:.2f} s"),
+    ):
+        table.add_row(label, str(value))
+    out.print(table)
+    for line in report.skipped:
+        err.print(f"[yellow]skipped[/]: {line}", highlight=False)
+    if verbose or len(report.problems) <= 20:
+        for line in report.problems:
+            err.print(f"[yellow]warning[/]: {line}", highlight=False)
+    else:
+        err.print(f"[yellow]{len(report.problems)} warnings[/] (use --verbose to list them)")
+
+
+@app.command("ingest")
+def ingest_command(
+    path: Annotated[Path, typer.Argument(help="Vault folder (its wiki/ is used if present).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    force: Annotated[bool, typer.Option(help="Re-parse every page, changed or not.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every warning.")] = False,
+) -> None:
+    """Load a vault into Neo4j; a second run on an unchanged vault changes nothing."""
+    with connected() as (driver, database):
+        progress = _progress() if sys.stderr.isatty() and not as_json else None
+        if progress is not None:
+            with progress as bar:
+                task = bar.add_task("parsing pages", total=None)
+                report = ingest(driver, database, path, force=force,
+                                progress=lambda done, total: bar.update(
+                                    task, completed=done, total=total))
+        else:
+            report = ingest(driver, database, path, force=force)
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(), ensure_ascii=False, indent=2))
+    else:
+        _print_report(report, verbose)
+    if report.skipped:
+        raise typer.Exit(EXIT_SKIPPED)
+
+
+def _progress() -> object:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
+
+
+def main() -> None:
+    """Entry point: run the app; a VaultkgError becomes `error: ...` and exit code 1."""
+    try:
+        app()
+    except VaultkgError as exc:
+        err.print(f"[red]error[/]: {exc}", highlight=False)
+        sys.exit(EXIT_ERROR)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

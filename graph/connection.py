@@ -1,0 +1,88 @@
+"""One driver per process, built from settings and handed to whoever needs it; driver errors
+become GraphUnavailable / GraphError here and nowhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, LiteralString
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DatabaseUnavailable,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+
+from graph.errors import GraphError, GraphUnavailable
+from graph.settings import Settings
+
+
+def create_driver(settings: Settings) -> neo4j.Driver:
+    """A driver for the configured server (not yet verified: see `verify`)."""
+    return GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+        max_connection_lifetime=3600,
+        connection_acquisition_timeout=15,
+        connection_timeout=5,
+        max_transaction_retry_time=15,
+        notifications_min_severity="OFF",
+    )
+
+
+@contextmanager
+def translate_errors(uri: str = "") -> Iterator[None]:
+    """Driver exceptions -> vaultkg errors with one clear line."""
+    where = f" at {uri}" if uri else ""
+    try:
+        yield
+    except AuthError:
+        raise GraphUnavailable(
+            f"Neo4j{where} refused the credentials (check NEO4J_USER / NEO4J_PASSWORD)"
+        ) from None
+    except (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError) as exc:
+        raise GraphUnavailable(f"Neo4j{where} is not reachable: {_first_line(exc)}") from None
+    except ClientError as exc:
+        raise GraphError(f"Neo4j rejected a query: {exc.code}: {_first_line(exc)}") from None
+    except Neo4jError as exc:
+        raise GraphError(f"Neo4j error: {exc.code}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return str(text).strip().split("\n")[0][:300]
+
+
+def verify(driver: neo4j.Driver, database: str) -> None:
+    """Raise GraphUnavailable unless the database answers a trivial query."""
+    with translate_errors():
+        driver.verify_connectivity()
+        driver.execute_query("RETURN 1", database_=database)
+
+
+def read(driver: neo4j.Driver, database: str, query: LiteralString,
+         timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
+    """A parameterized read in a managed read transaction (retried on transient errors)."""
+
+    def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+        return [record.data() for record in tx.run(query, params)]
+
+    with translate_errors(), driver.session(database=database,
+                                            default_access_mode=neo4j.READ_ACCESS) as session:
+        return session.execute_read(neo4j.unit_of_work(timeout=timeout)(work))
+
+
+def write(driver: neo4j.Driver, database: str, query: LiteralString,
+          timeout: float | None = None, **params: Any) -> neo4j.SummaryCounters:
+    """A parameterized write in a managed write transaction (retried on transient errors)."""
+
+    def work(tx: neo4j.ManagedTransaction) -> neo4j.SummaryCounters:
+        return tx.run(query, params).consume().counters
+
+    with translate_errors(), driver.session(database=database) as session:
+        return session.execute_write(neo4j.unit_of_work(timeout=timeout)(work))

@@ -1,0 +1,78 @@
+"""Ingest = load the vault (loaders) + write what changed (writer) + report. The one place that
+joins the two layers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import LiteralString
+
+import neo4j
+from pydantic import BaseModel
+
+from graph.connection import translate_errors
+from graph.schema import ensure_schema
+from graph.writer import GraphWriter
+from loaders.records import Problem
+from loaders.vault import LoadOptions, PreviousPage, load_vault
+
+TOTALS: LiteralString = (
+    "CALL () { MATCH (p:Page) WHERE p.path ENDS WITH '.md' RETURN count(p) AS pages } "
+    "CALL () { MATCH (:Page)-[r:LINKS_TO]->() RETURN count(r) AS links } "
+    "CALL () { MATCH (:Page)-[r:LINKS_TO]->(:Dangling) RETURN count(r) AS dangling } "
+    "CALL () { MATCH (e:LogEntry) RETURN count(e) AS log_entries } "
+    "CALL () { MATCH (n) RETURN count(n) AS nodes } "
+    "CALL () { MATCH ()-[r]->() RETURN count(r) AS relationships } "
+    "RETURN pages, links, dangling, log_entries, nodes, relationships")
+
+
+class IngestReport(BaseModel):
+    """What an ingest run did and what the graph now holds."""
+
+    vault: str
+    pages: int
+    links: int
+    dangling: int
+    log_entries: int
+    nodes: int
+    relationships: int
+    parsed: int
+    unchanged: int
+    deleted: int
+    nodes_created: int
+    nodes_deleted: int
+    relationships_created: int
+    relationships_deleted: int
+    changed: bool
+    elapsed_s: float
+    problems: list[str]
+    skipped: list[str]
+
+
+def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = False,
+           progress: Callable[[int, int], None] | None = None,
+           batch_size: int = 5000) -> IngestReport:
+    """Bring the graph in line with the vault at `path`, touching only what changed."""
+    started = time.perf_counter()
+    ensure_schema(driver, database)
+    writer = GraphWriter(driver, database, batch_size=batch_size)
+    previous = {
+        row["key"]: PreviousPage(row["hash"], tuple(row["names"] or ()), row["kind"] or "")
+        for row in writer.previous_pages()
+    }
+    snapshot = load_vault(path, LoadOptions(previous=previous, force=force, progress=progress))
+    stats = writer.write(snapshot)
+    with translate_errors():
+        records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
+    totals = records[0].data()
+    problems: list[Problem] = list(snapshot.problems)
+    return IngestReport(
+        vault=snapshot.root, **totals, parsed=len(snapshot.facts),
+        unchanged=len(snapshot.unchanged), deleted=len(snapshot.deleted),
+        nodes_created=stats.nodes_created, nodes_deleted=stats.nodes_deleted,
+        relationships_created=stats.relationships_created,
+        relationships_deleted=stats.relationships_deleted, changed=stats.changed,
+        elapsed_s=round(time.perf_counter() - started, 3),
+        problems=[str(p) for p in problems if not p.skipped],
+        skipped=[str(p) for p in problems if p.skipped])

@@ -1,0 +1,60 @@
+"""Constraints and indexes, created before any write (idempotent: IF NOT EXISTS)."""
+
+from __future__ import annotations
+
+from typing import LiteralString
+
+import neo4j
+
+from graph.connection import translate_errors
+
+LINEAGE_TYPES: tuple[LiteralString, ...] = (
+    "BUILDS_ON", "EXTENDS", "SUPERSEDES", "IMPROVES_ON", "BASED_ON", "COMPARES_WITH")
+ASSERTED_TYPES: tuple[LiteralString, ...] = (
+    *LINEAGE_TYPES, "LINKS_TO", "MENTIONS", "AUTHORED_BY", "AFFILIATED_WITH", "PART_OF",
+    "DEVELOPED_BY", "ABOUT", "PUBLISHED_IN")
+
+STATEMENTS: tuple[LiteralString, ...] = (
+    "CREATE CONSTRAINT page_key IF NOT EXISTS FOR (p:Page) REQUIRE p.key IS UNIQUE",
+    "CREATE CONSTRAINT dangling_name IF NOT EXISTS FOR (d:Dangling) REQUIRE d.name IS UNIQUE",
+    "CREATE CONSTRAINT attachment_name IF NOT EXISTS "
+    "FOR (a:Attachment) REQUIRE a.name IS UNIQUE",
+    "CREATE CONSTRAINT venue_name IF NOT EXISTS FOR (v:Venue) REQUIRE v.name IS UNIQUE",
+    "CREATE CONSTRAINT log_entry_key IF NOT EXISTS FOR (e:LogEntry) REQUIRE e.key IS UNIQUE",
+    "CREATE CONSTRAINT claim_id IF NOT EXISTS FOR (c:Claim) REQUIRE c.id IS UNIQUE",
+    "CREATE CONSTRAINT contradiction_id IF NOT EXISTS "
+    "FOR (c:Contradiction) REQUIRE c.id IS UNIQUE",
+    "CREATE CONSTRAINT fold_id IF NOT EXISTS FOR (f:Fold) REQUIRE f.fold_id IS UNIQUE",
+    "CREATE CONSTRAINT vault_root IF NOT EXISTS FOR (v:Vault) REQUIRE v.root IS UNIQUE",
+    "CREATE INDEX page_title IF NOT EXISTS FOR (p:Page) ON (p.title)",
+    "CREATE INDEX page_kind IF NOT EXISTS FOR (p:Page) ON (p.kind)",
+    "CREATE INDEX page_year IF NOT EXISTS FOR (p:Page) ON (p.year)",
+    "CREATE INDEX page_updated IF NOT EXISTS FOR (p:Page) ON (p.updated)",
+    "CREATE INDEX page_aliases_folded IF NOT EXISTS FOR (p:Page) ON (p.names_folded)",
+    "CREATE INDEX log_entry_date IF NOT EXISTS FOR (e:LogEntry) ON (e.date)",
+    "CREATE INDEX log_entry_seq IF NOT EXISTS FOR (e:LogEntry) ON (e.seq)",
+    "CREATE INDEX claim_asserted IF NOT EXISTS FOR (c:Claim) ON (c.asserted_by)",
+    "CREATE INDEX claim_subject IF NOT EXISTS FOR (c:Claim) ON (c.subject)",
+    "CREATE INDEX contradiction_asserted IF NOT EXISTS FOR (c:Contradiction) ON (c.asserted_by)",
+    "CREATE INDEX contradiction_status IF NOT EXISTS FOR (c:Contradiction) ON (c.status)",
+    # Full text over titles, aliases and bodies. The CJK analyzer indexes Japanese as
+    # overlapping bigrams, and handles Latin-script words as the standard analyzer does.
+    "CREATE FULLTEXT INDEX page_text IF NOT EXISTS FOR (p:Page) ON EACH "
+    "[p.title, p.aliases_text, p.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}",
+)
+
+
+def relationship_index(rel_type: LiteralString) -> LiteralString:
+    """Index on `asserted_by` of one relationship type, so replacing a page's facts is a lookup.
+    `rel_type` comes only from the allow-list above."""
+    assert rel_type in ASSERTED_TYPES
+    return ("CREATE INDEX rel_asserted_" + rel_type.lower() + " IF NOT EXISTS FOR ()-[r:"
+            + rel_type + "]-() ON (r.asserted_by)")
+
+
+def ensure_schema(driver: neo4j.Driver, database: str) -> None:
+    """Create every constraint and index, then wait until they are online."""
+    with translate_errors():
+        for statement in (*STATEMENTS, *(relationship_index(t) for t in ASSERTED_TYPES)):
+            driver.execute_query(statement, database_=database)
+        driver.execute_query("CALL db.awaitIndexes(300)", database_=database)

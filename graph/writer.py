@@ -1,0 +1,255 @@
+"""Writes a loader snapshot into Neo4j in labelled `UNWIND` batches.
+
+Order matters for crash safety: first the facts of changed and deleted pages are removed, then
+pages and their facts are written, and only at the end each page's content hash. A run that
+dies midway leaves hashes that do not match, so the next run redoes exactly those pages and
+converges to the graph a clean run produces."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, LiteralString
+
+import neo4j
+
+from graph import writes as w
+from graph.connection import translate_errors
+from graph.schema import ASSERTED_TYPES
+from loaders.numeric import detect_conflicts
+from loaders.records import ClaimRecord, ContradictionRecord, PageFacts, VaultSnapshot
+
+BATCH = 5000
+
+
+@dataclass
+class WriteStats:
+    """What one write changed, from Neo4j's own counters."""
+
+    nodes_created: int = 0
+    nodes_deleted: int = 0
+    relationships_created: int = 0
+    relationships_deleted: int = 0
+    properties_set: int = 0
+    statements: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def add(self, counters: neo4j.SummaryCounters) -> None:
+        self.nodes_created += counters.nodes_created
+        self.nodes_deleted += counters.nodes_deleted
+        self.relationships_created += counters.relationships_created
+        self.relationships_deleted += counters.relationships_deleted
+        self.properties_set += counters.properties_set
+        self.statements += 1
+
+    @property
+    def elements(self) -> int:
+        return self.nodes_created + self.relationships_created
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.nodes_created or self.nodes_deleted or self.relationships_created
+                    or self.relationships_deleted)
+
+
+class GraphWriter:
+    """Batched writes for one database; one instance per ingest run."""
+
+    def __init__(self, driver: neo4j.Driver, database: str, batch_size: int = BATCH) -> None:
+        self.driver = driver
+        self.database = database
+        self.batch_size = batch_size
+        self.stats = WriteStats()
+
+    def run(self, query: LiteralString, **params: Any) -> None:
+        with translate_errors(), self.driver.session(database=self.database) as session:
+            counters = session.execute_write(
+                lambda tx: tx.run(query, params).consume().counters)
+        self.stats.add(counters)
+
+    def batched(self, query: LiteralString, rows: Sequence[dict[str, Any]],
+                name: str = "rows") -> None:
+        for start in range(0, len(rows), self.batch_size):
+            self.run(query, **{name: list(rows[start:start + self.batch_size])})
+
+    def previous_pages(self) -> list[dict[str, Any]]:
+        with translate_errors():
+            records, _, _ = self.driver.execute_query(w.PAGE_HASHES, database_=self.database,
+                                                      routing_="r")
+        return [r.data() for r in records]
+
+    # -- the whole write -------------------------------------------------------------------
+
+    def write(self, snapshot: VaultSnapshot) -> WriteStats:
+        changed = [f.page.key for f in snapshot.facts]
+        gone = list(snapshot.deleted)
+        if changed or gone:
+            self._remove_facts(changed + gone)
+            self.batched(w.DELETE_PAGES, gone, name="keys")
+        facts = list(snapshot.facts)
+        self._pages(facts)
+        self._links(facts)
+        self._relations(facts)
+        self._log(facts)
+        self._claims(facts)
+        if changed or gone:
+            self.run(w.DELETE_ORPHANS)
+            self._derive_detected()
+        self.batched(w.SET_HASHES, [{"key": f.page.key, "hash": f.page.content_hash}
+                                    for f in facts])
+        return self.stats
+
+    def _remove_facts(self, keys: list[str]) -> None:
+        for start in range(0, len(keys), self.batch_size):
+            chunk = keys[start:start + self.batch_size]
+            for rel_type in ASSERTED_TYPES:
+                self.run(w.delete_asserted(rel_type), keys=chunk)
+            self.run(w.DELETE_ASSERTED_NODES, keys=chunk)
+            self.run(w.DELETE_FOLDS, keys=chunk)
+
+    def _pages(self, facts: list[PageFacts]) -> None:
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for f in facts:
+            by_kind[f.page.kind.value].append({"key": f.page.key, "props": page_props(f)})
+        for kind, rows in sorted(by_kind.items()):
+            self.batched(w.upsert_pages(kind), rows)
+            self.stats.by_kind[kind] = len(rows)
+
+    def _links(self, facts: list[PageFacts]) -> None:
+        to_page, dangling, attachments, venues = [], [], [], []
+        for f in facts:
+            for link in f.links:
+                props = {"asserted_by": link.source, "line": link.line, "raw": link.raw,
+                         "display": link.display, "heading": link.heading, "block": link.block,
+                         "embed": link.embed, "field": link.field, "section": link.section,
+                         "markdown": link.markdown}
+                row = {"source": link.source, "props": props}
+                if link.target:
+                    to_page.append({**row, "target": link.target})
+                elif link.attachment:
+                    attachments.append({**row, "target": link.target_name})
+                else:
+                    dangling.append({**row, "target": link.target_name})
+            if f.venue:
+                venues.append({"source": f.page.key, "target": f.venue,
+                               "props": {"asserted_by": f.page.key}})
+        self.batched(w.LINK_TO_PAGE, to_page)
+        self.batched(w.LINK_TO_DANGLING, dangling)
+        self.batched(w.LINK_TO_ATTACHMENT, attachments)
+        self.batched(w.PUBLISHED_IN, venues)
+
+    def _relations(self, facts: list[PageFacts]) -> None:
+        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for f in facts:
+            for a in f.authorships:
+                rows["AUTHORED_BY"].append({"source": a.paper, "target": a.person, "props": {
+                    "asserted_by": a.paper, "position": a.position, "line": a.line}})
+            for r in f.relations:
+                rows[r.type].append({"source": r.source, "target": r.target, "props": {
+                    "asserted_by": r.source, "field": r.field, "line": r.line}})
+            for lin in f.lineage:
+                rows[lin.relation.value].append({"source": lin.child, "target": lin.parent,
+                                                 "props": {
+                    "asserted_by": lin.page, "page": lin.page, "line": lin.line,
+                    "mechanism": lin.mechanism.value, "introduced_by": lin.introduced_by,
+                    "text": lin.text}})
+            for m in f.mentions:
+                rows["MENTIONS"].append({"source": m.source, "target": m.target, "props": {
+                    "asserted_by": m.source, "line": m.line, "text": m.text, "linked": False}})
+        for rel_type in ASSERTED_TYPES:
+            if rows.get(rel_type):
+                self.batched(w.page_relation(rel_type), rows[rel_type])
+
+    def _log(self, facts: list[PageFacts]) -> None:
+        fold_rows: list[dict[str, Any]] = []
+        for f in facts:
+            if f.fold is not None:
+                fold_rows += [{"source": f.page.key, "target": key, "props": {
+                    "position": i, "asserted_by": f.page.key}}
+                    for i, key in enumerate(f.fold.entries, start=1)]
+            if not f.is_log:
+                continue
+            page = f.page.key
+            self.run(w.DELETE_LOG_TOUCHES, page=page)
+            keys = [e.key for e in f.log_entries]
+            self.run(w.DELETE_STALE_LOG_ENTRIES, page=page, keys=keys)
+            self.batched(w.UPSERT_LOG_ENTRIES, [{"key": e.key, "props": {
+                "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
+                "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
+                "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
+                "bullets": [json.dumps({"label": b.label, "text": b.text, "line": b.line},
+                                       ensure_ascii=False) for b in e.bullets],
+            }} for e in f.log_entries])
+            touch_page, touch_dangling = [], []
+            for e in f.log_entries:
+                for t in e.touches:
+                    row = {"entry": e.key, "props": {"role": t.role.value, "line": t.line,
+                                                     "asserted_by": page}}
+                    if t.page:
+                        touch_page.append({**row, "target": t.page})
+                    else:
+                        touch_dangling.append({**row, "target": t.name})
+            self.batched(w.TOUCH_PAGE, touch_page)
+            self.batched(w.TOUCH_DANGLING, touch_dangling)
+        self.batched(w.FOLDS, fold_rows)
+
+    def _claims(self, facts: list[PageFacts]) -> None:
+        claims = [c for f in facts for c in f.claims]
+        contradictions = [(f.page.key, c) for f in facts for c in f.contradictions]
+        self.batched(w.UPSERT_CLAIMS, claim_rows(claims, {f.page.key for f in facts},
+                                                 facts))
+        self.batched(w.UPSERT_CONTRADICTIONS,
+                     [contradiction_row(c, asserted_by) for asserted_by, c in contradictions])
+
+    def _derive_detected(self) -> None:
+        """Numeric conflicts are global: recompute them from every numeric claim."""
+        with translate_errors():
+            records, _, _ = self.driver.execute_query(w.NUMERIC_CLAIMS, database_=self.database)
+        claims = [ClaimRecord(origin="numeric", **r.data()) for r in records]
+        self.run(w.DELETE_DETECTED)
+        self.batched(w.UPSERT_CONTRADICTIONS,
+                     [contradiction_row(c, None) for c in detect_conflicts(claims)])
+        self.run(w.MARK_DETECTED)
+
+
+def page_props(f: PageFacts) -> dict[str, Any]:
+    """Node properties of a page (its hash is set separately, last)."""
+    p = f.page
+    props: dict[str, Any] = {
+        "key": p.key, "path": p.path, "kind": p.kind.value, "title": p.title,
+        "aliases": list(p.aliases), "aliases_text": " ".join(p.aliases), "tags": list(p.tags),
+        "names_folded": list(p.names_folded), "source_type": p.source_type,
+        "entity_type": p.entity_type, "year": p.year, "venue": p.venue, "url": p.url,
+        "status": p.status, "created": p.created, "updated": p.updated,
+        "date_published": p.date_published, "body": p.body, "mtime_ns": p.mtime_ns,
+        "size": p.size, "link_count": len(f.links),
+        "dangling_count": sum(1 for lk in f.links if not lk.target and not lk.attachment),
+        "dangling": sorted({lk.target_name for lk in f.links
+                            if not lk.target and not lk.attachment}),
+    }
+    if f.fold is not None:
+        props.update({"fold_id": f.fold.fold_id, "level": f.fold.level,
+                      "entry_count": f.fold.entry_count, "range_from": f.fold.range_from,
+                      "range_to": f.fold.range_to, "child_keys": list(f.fold.child_keys)})
+    return props
+
+
+def claim_rows(claims: Iterable[ClaimRecord], _pages: set[str],
+               facts: list[PageFacts]) -> list[dict[str, Any]]:
+    owner = {c.id: f.page.key for f in facts for c in f.claims}
+    return [{"id": c.id, "page": c.page, "subject": c.subject, "props": {
+        "id": c.id, "text": c.text, "origin": c.origin, "page": c.page, "line": c.line,
+        "subject": c.subject, "metric": c.metric, "value": c.value, "unit": c.unit,
+        "assessment": c.assessment, "pages": list(c.pages), "introduced_by": c.introduced_by,
+        "asserted_by": owner.get(c.id)}} for c in claims]
+
+
+def contradiction_row(c: ContradictionRecord, asserted_by: str | None) -> dict[str, Any]:
+    return {"id": c.id, "claims": list(c.claims), "pages": list(c.pages),
+            "introduced_by": c.introduced_by, "props": {
+                "id": c.id, "kind": c.kind, "status": c.status, "origin": c.origin,
+                "summary": c.summary, "page": c.page, "line": c.line, "subject": c.subject,
+                "pages": list(c.pages), "claims": list(c.claims), "evidence": list(c.evidence),
+                "introduced_by": c.introduced_by, "asserted_by": asserted_by}}

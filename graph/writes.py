@@ -1,0 +1,119 @@
+"""Write statements (Cypher) used by the writer. Every value is a parameter; labels and
+relationship types come only from the allow-lists in `graph.schema` and `loaders.pages`."""
+
+from __future__ import annotations
+
+from typing import LiteralString
+
+from graph.schema import ASSERTED_TYPES, LINEAGE_TYPES
+
+KIND_LABELS: dict[str, LiteralString] = {
+    "Paper": ":Source:Paper", "Source": ":Source", "Person": ":Person",
+    "Organization": ":Organization", "Product": ":Product", "Concept": ":Concept",
+    "Fold": ":Fold", "Meta": ":Meta", "Note": "",
+}
+ALL_KIND_LABELS: LiteralString = ":Source:Paper:Person:Organization:Product:Concept:Fold:Meta"
+
+PAGE_HASHES = "MATCH (p:Page) WHERE p.content_hash IS NOT NULL " \
+    "RETURN p.key AS key, p.content_hash AS hash, p.names_folded AS names, p.kind AS kind"
+
+
+def upsert_pages(kind: str) -> LiteralString:
+    """MERGE pages of one kind; the content hash is set last, by `SET_HASHES`."""
+    labels = KIND_LABELS[kind]
+    query: LiteralString = (
+        "UNWIND $rows AS row MERGE (p:Page {key: row.key}) SET p += row.props "
+        "WITH p REMOVE p" + ALL_KIND_LABELS + " WITH p "
+    )
+    if labels:
+        query = query + "SET p" + labels + " "
+    return query + "RETURN count(p) AS n"
+
+
+SET_HASHES = "UNWIND $rows AS row MATCH (p:Page {key: row.key}) SET p.content_hash = row.hash"
+
+
+def delete_asserted(rel_type: LiteralString) -> LiteralString:
+    assert rel_type in ASSERTED_TYPES
+    return ("UNWIND $keys AS k MATCH ()-[r:" + rel_type + "]->() WHERE r.asserted_by = k "
+            "DELETE r")
+
+
+DELETE_ASSERTED_NODES = (
+    "UNWIND $keys AS k MATCH (c:Claim|Contradiction) WHERE c.asserted_by = k DETACH DELETE c")
+DELETE_PAGES = "UNWIND $keys AS k MATCH (p:Page {key: k}) DETACH DELETE p"
+DELETE_ORPHANS = (
+    "MATCH (n) WHERE (n:Dangling OR n:Attachment OR n:Venue) AND NOT (n)<--() DETACH DELETE n")
+
+LINK_TO_PAGE = (
+    "UNWIND $rows AS row MATCH (s:Page {key: row.source}) MATCH (t:Page {key: row.target}) "
+    "CREATE (s)-[r:LINKS_TO]->(t) SET r = row.props")
+LINK_TO_DANGLING = (
+    "UNWIND $rows AS row MATCH (s:Page {key: row.source}) MERGE (t:Dangling {name: row.target}) "
+    "CREATE (s)-[r:LINKS_TO]->(t) SET r = row.props")
+LINK_TO_ATTACHMENT = (
+    "UNWIND $rows AS row MATCH (s:Page {key: row.source}) "
+    "MERGE (t:Attachment {name: row.target}) CREATE (s)-[r:LINKS_TO]->(t) SET r = row.props")
+PUBLISHED_IN = (
+    "UNWIND $rows AS row MATCH (p:Page {key: row.source}) MERGE (v:Venue {name: row.target}) "
+    "CREATE (p)-[r:PUBLISHED_IN]->(v) SET r = row.props")
+
+
+def page_relation(rel_type: LiteralString) -> LiteralString:
+    """Page-to-page relationship of an allow-listed type, one per assertion."""
+    assert rel_type in ASSERTED_TYPES
+    return ("UNWIND $rows AS row MATCH (s:Page {key: row.source}) "
+            "MATCH (t:Page {key: row.target}) CREATE (s)-[r:" + rel_type + "]->(t) "
+            "SET r = row.props")
+
+
+UPSERT_LOG_ENTRIES = (
+    "UNWIND $rows AS row MERGE (e:LogEntry {key: row.key}) SET e = row.props")
+DELETE_STALE_LOG_ENTRIES = (
+    "MATCH (e:LogEntry) WHERE e.asserted_by = $page AND NOT e.key IN $keys DETACH DELETE e")
+DELETE_LOG_TOUCHES = (
+    "MATCH (e:LogEntry)-[r:TOUCHES]->() WHERE e.asserted_by = $page DELETE r")
+TOUCH_PAGE = (
+    "UNWIND $rows AS row MATCH (e:LogEntry {key: row.entry}) MATCH (p:Page {key: row.target}) "
+    "CREATE (e)-[r:TOUCHES]->(p) SET r = row.props")
+TOUCH_DANGLING = (
+    "UNWIND $rows AS row MATCH (e:LogEntry {key: row.entry}) "
+    "MERGE (d:Dangling {name: row.target}) CREATE (e)-[r:TOUCHES]->(d) SET r = row.props")
+FOLDS = (
+    "UNWIND $rows AS row MATCH (f:Page {key: row.source}) MATCH (e:LogEntry {key: row.target}) "
+    "CREATE (f)-[r:FOLDS]->(e) SET r = row.props")
+DELETE_FOLDS = "UNWIND $keys AS k MATCH (:Page {key: k})-[r:FOLDS]->() DELETE r"
+
+UPSERT_CLAIMS = (
+    "UNWIND $rows AS row MERGE (c:Claim {id: row.id}) SET c = row.props "
+    "WITH c, row OPTIONAL MATCH (p:Page {key: row.page}) "
+    "FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | "
+    "  MERGE (c)-[:STATED_IN]->(p)) "
+    "WITH c, row OPTIONAL MATCH (s:Page {key: row.subject}) "
+    "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | "
+    "  MERGE (c)-[:CLAIM_ABOUT]->(s))")
+UPSERT_CONTRADICTIONS = (
+    "UNWIND $rows AS row MERGE (x:Contradiction {id: row.id}) SET x = row.props "
+    "WITH x, row CALL (x, row) { "
+    "  UNWIND row.claims AS cid MATCH (c:Claim {id: cid}) MERGE (x)-[:INVOLVES]->(c) } "
+    "WITH x, row CALL (x, row) { "
+    "  UNWIND row.pages AS key MATCH (p:Page {key: key}) MERGE (x)-[:CONCERNS]->(p) } "
+    "WITH x, row CALL (x, row) { "
+    "  MATCH (e:LogEntry {key: row.introduced_by}) MERGE (x)-[:INTRODUCED_BY]->(e) } "
+    "RETURN count(x) AS n")
+
+NUMERIC_CLAIMS = (
+    "MATCH (c:Claim {origin: 'numeric'}) RETURN c.id AS id, c.text AS text, c.page AS page, "
+    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit")
+DELETE_DETECTED = "MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x"
+MARK_DETECTED = (
+    "MATCH (x:Contradiction {kind: 'detected'}) "
+    "SET x.marked = EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "
+    "  WHERE y.subject = x.subject }")
+LINEAGE_INTRODUCED = (
+    "MATCH ()-[r]->() WHERE type(r) IN $types AND r.introduced_by IS NOT NULL "
+    "RETURN count(r) AS n")
+SET_VAULT = (
+    "MERGE (v:Vault {root: $root}) SET v += $props")
+
+__all__ = ["LINEAGE_TYPES"]
