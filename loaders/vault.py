@@ -45,6 +45,7 @@ from loaders.text import fold_name, nfc
 MAX_PAGE_BYTES = 8 * 1024 * 1024
 SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
 LEDGER_NAME = "claim-ledger.json"
+VENUE_YEAR = re.compile(r"[\s'’]*(?:19|20)\d{2}$")
 CHILD_KEY = re.compile(r"^log-(\d{8})-(\d+)$")
 
 
@@ -192,7 +193,7 @@ def _page(f: _File) -> Page:
     front = f.front
     naming = parse_source_name(f.header.stem)
     year = front.data.get("year")
-    venue = front.text("venue") or (naming.venue if naming else None)
+    venue = _venue_name(front.text("venue")) or (naming.venue if naming else None)
     return Page(
         key=f.header.key, path=f.rel, kind=f.header.kind, title=f.header.title,
         aliases=f.header.aliases,
@@ -206,6 +207,13 @@ def _page(f: _File) -> Page:
         body="\n".join(f.front.lines[f.front.body_start - 1:]), content_hash=f.digest,
         names_folded=_names_of(f),
         mtime_ns=f.mtime_ns, size=f.size)
+
+
+def _venue_name(text: str | None) -> str | None:
+    """`OSDI 2024` and `OSDI` are one venue; the year lives on the paper."""
+    if not text:
+        return None
+    return VENUE_YEAR.sub("", text).strip() or text.strip()
 
 
 def _names_of(f: _File) -> tuple[str, ...]:
@@ -253,7 +261,7 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
         problems.extend(log_problems)
     entry_index = EntryIndex(entries)
 
-    affected = _affected_by_names(pages, options) if options.previous else set()
+    affected = _affected_by_names(files, options) if options.previous else set()
     todo: list[_File] = []
     unchanged: list[str] = []
     for f in files:
