@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api import demo
 from api.neo4j_cli import neo4j_app
 from graph.connection import create_driver, verify
 from graph.ingest import IngestReport, ingest
@@ -27,6 +28,7 @@ EXIT_SKIPPED = 3
 app = typer.Typer(name="vaultkg", help="Knowledge graph for LLM-maintained markdown vaults.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(neo4j_app, name="neo4j")
+demo.register(app)
 err = Console(stderr=True)
 out = Console()
 
