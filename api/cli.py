@@ -13,6 +13,7 @@ from typing import Annotated
 import neo4j
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
 from api import demo
@@ -92,9 +93,7 @@ def ingest_command(
         raise typer.Exit(EXIT_SKIPPED)
 
 
-def _progress() -> object:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
+def _progress() -> Progress:
     return Progress("[progress.description]{task.description}", BarColumn(),
                     MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
 

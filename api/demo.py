@@ -87,7 +87,7 @@ def register(app: typer.Typer) -> None:
                       f"{report.log_entries} log entries in {report.elapsed_s:.1f} s")
         for line in report.skipped + report.problems:
             console.print(f"   [yellow]note[/]: {line}", highlight=False)
-        base = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"  # noqa: S104
+        base = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"
         console.print(f"[bold]3.[/] API on {base}  (Ctrl-C stops it)")
         console.print(f"   GraphiQL        {base}/graphql")
         console.print(f"   lineage picture {base}/ui/lineage?from=FFTrainer")

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_PASSWORD = "vaultkg-local-pw"  # noqa: S105 - the local dev server's password, loopback only
+DEFAULT_PASSWORD = "vaultkg-local-pw"
 
 
 class Settings(BaseSettings):

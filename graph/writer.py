@@ -87,7 +87,8 @@ class GraphWriter:
         gone = list(snapshot.deleted)
         if changed or gone:
             self._remove_facts(changed + gone)
-            self.batched(w.DELETE_PAGES, gone, name="keys")
+            for start in range(0, len(gone), self.batch_size):
+                self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
         facts = list(snapshot.facts)
         self._pages(facts)
         self._links(facts)

@@ -12,10 +12,7 @@ import yaml
 
 from loaders.errors import VaultError
 
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _KEY = re.compile(r"^([A-Za-z0-9_\-]+)\s*:")
 _ITEM = re.compile(r"^\s+-\s")
@@ -72,13 +69,13 @@ class Frontmatter:
         return None
 
 
-class _NoAliasLoader(_Loader):  # type: ignore[misc,valid-type]
+class _NoAliasLoader(yaml.SafeLoader):
     """Refuses YAML anchors/aliases: they are the billion-laughs vector and vaults never need
     them."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(
                 None, None, "YAML aliases are not allowed in frontmatter", event.start_mark
             )
@@ -103,11 +100,11 @@ def split_frontmatter(text: str, path: str) -> Frontmatter:
         raise VaultError("frontmatter is larger than 256 KiB", path, 1)
     result.body_start = end + 2
     if "&" in block or "*" in block:
-        loader: type[yaml.SafeLoader] = _NoAliasLoader
+        loader: Any = _NoAliasLoader
     else:
         loader = _Loader
     try:
-        data = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader subclass
+        data = yaml.load(block, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = (mark.line + 2) if mark is not None else 1

@@ -99,7 +99,7 @@ def from_body_line(
             used.update({i, i + 1})
     in_lineage = is_lineage_section(section)
     for i, (raw, link) in enumerate(zip(raws, links, strict=True)):
-        if i in used or not link.target or raw.embed or link.target == page and not in_lineage:
+        if i in used or not link.target or raw.embed or (link.target == page and not in_lineage):
             continue
         target_kind = kind_of.get(link.target)
         if in_lineage and page_kind in WORK_KINDS and target_kind in WORK_KINDS:

@@ -20,8 +20,8 @@ from loaders.text import fold_name
 NUMBER = r"(\d+(?:[.,]\d+)?)"
 VALUE = re.compile(
     rf"(?P<pre>(?:最大|最高|最小|約|up to|as much as|about|around|roughly|~|>|<|≥|≤|at least|"
-    rf"more than|over|under)\s*)?{NUMBER}\s*(?P<unit>倍|x\b|×|%|％)(?P<post>\s*(?:程度|以上|超|未満|"
-    rf"以下|前後|近く))?",
+    rf"more than|over|under)\s*)?{NUMBER}\s*(?P<unit>倍|x\b|×|%|％)"
+    rf"(?P<post>\s*(?:程度|以上|超|未満|以下|前後|近く))?",
     re.IGNORECASE,
 )
 LOWER_BOUND_PRE = ("at least", "more than", ">", "≥", "over")
@@ -84,7 +84,7 @@ def _metric_tokens(clause: str) -> list[tuple[int, str]]:
             found.append((token.idx, word.lower()))
     lowered = clause.lower()
     for phrase, metric in METRIC_WORDS.items():
-        if " " in phrase or len(phrase) > 2 and not phrase.isascii():
+        if " " in phrase or (len(phrase) > 2 and not phrase.isascii()):
             start = lowered.find(phrase)
             if start >= 0 and all(pos != start for pos, _ in found):
                 found.append((start, metric))
@@ -205,7 +205,8 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
         pages = {c.page for c in members if c.page}
         ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
         values_text = " vs ".join(
-            f"{v:g}{'x' if unit == 'times' else '%'}" for v in sorted(values))
+            f"{v:g}{'x' if unit == 'times' else '%'}" for v in sorted(
+                v for v in values if v is not None))
         found.append(ContradictionRecord(
             id=f"detected:{subject}:{metric}:{unit}", kind="detected", status="open",
             origin="numeric", subject=subject,

@@ -191,7 +191,8 @@ def mentions_and_numbers(page: Page, body: list[BodyLine], finder: MentionFinder
         found = finder.find(page.key, line.number, line.text, spans) if finder else []
         mentions.extend(found)
         if any(ch.isdigit() for ch in stripped):
-            subjects = [(raw.start, lk.target) for raw, lk in zip(line.raws, line.links, strict=True)
+            pairs = zip(line.raws, line.links, strict=True)
+            subjects = [(raw.start, lk.target) for raw, lk in pairs
                         if lk.target and index.kind(lk.target) in SUBJECT_KINDS]
             subjects += [(line.text.find(m.text), m.target) for m in found
                          if index.kind(m.target) in SUBJECT_KINDS]

@@ -7,9 +7,9 @@ a changed name could affect)."""
 from __future__ import annotations
 
 import hashlib
-import re
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +30,7 @@ from loaders.provenance import (
     lineage_introduced,
 )
 from loaders.records import (
+    ClaimRecord,
     ContradictionRecord,
     FoldPage,
     LogEntry,
@@ -357,7 +358,7 @@ def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
 
 
 def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
-                claims: list[object]) -> list[object]:
+                claims: list[ClaimRecord]) -> list[ClaimRecord]:
     """Numeric claims in the log: a line without a subject of its own is about its entry's
     summary page."""
     from loaders.numeric import numeric_claims
@@ -366,11 +367,11 @@ def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
     for entry in entries:
         for bullet in entry.bullets:
             by_line[bullet.line] = entry
-    out: list[object] = []
+    out: list[ClaimRecord] = []
     texts = {b.number: b.text for b in body}
     for claim in claims:
         out.append(claim)
-    seen_lines = {getattr(c, "line", None) for c in claims}
+    seen_lines = {c.line for c in claims}
     for line_no, entry in by_line.items():
         if line_no in seen_lines:
             continue

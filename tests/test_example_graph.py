@@ -13,7 +13,7 @@ import pytest
 
 from graph.ingest import IngestReport, ingest
 from tests import db as test_db
-from tests.vaults import S, SHARED_EXAMPLE
+from tests.vaults import SHARED_EXAMPLE, S
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,7 @@ import pytest
 from graph.ingest import ingest
 from tests import db as test_db
 from tests.graph_dump import diff, dump
-from tests.vaults import S, SHARED_EXAMPLE
+from tests.vaults import SHARED_EXAMPLE, S
 
 pytestmark = pytest.mark.integration
 
