@@ -5,25 +5,13 @@ PhraseMatcher over every title and alias, in English and Japanese (SudachiPy), l
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 from loaders.records import Mention
+from loaders.tokens import blank, has_cjk, make_doc
 
 MIN_LATIN = 3
 MIN_CJK = 2
-
-
-@lru_cache(maxsize=2)
-def blank(lang: str) -> Any:
-    """A blank spaCy pipeline (tokenizer only); Japanese uses SudachiPy with sudachidict-core."""
-    import spacy
-
-    return spacy.blank(lang)
-
-
-def has_cjk(text: str) -> bool:
-    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _usable(name: str) -> bool:
@@ -51,7 +39,7 @@ class MentionFinder:
                     continue
                 match_id = nlp.vocab.strings.add(f"{key}\x00{name}")
                 ids[match_id] = key
-                matcher.add(f"{key}\x00{name}", [nlp.make_doc(name)])
+                matcher.add(f"{key}\x00{name}", [make_doc(name, lang)])
             self._matchers[lang] = matcher
             self._keys[lang] = ids
 
@@ -60,7 +48,7 @@ class MentionFinder:
         """Mentions on one line outside the given link spans; the page's own names are
         skipped."""
         lang = "ja" if has_cjk(text) else "en"
-        doc = blank(lang).make_doc(text)
+        doc = make_doc(text, lang)
         out: list[Mention] = []
         seen: set[str] = set()
         matches = self._matchers[lang](doc)

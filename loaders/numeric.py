@@ -1,7 +1,7 @@
 """Numeric statements (`TTFT を最大 1.75 倍削減`, `up to 2x lower latency`) and the conflicts
 between them: same subject, same metric, same kind of unit, different values.
 
-Tokenization is spaCy's (`spacy.blank("en")`, and `spacy.blank("ja")` with SudachiPy for
+Tokenization is spaCy's (`loaders.tokens`: `spacy.blank("en")`, and SudachiPy for
 Japanese); no model is downloaded. Metrics are recognised from a lexicon plus upper-case acronyms;
 subjects are the known pages a sentence links or names."""
 
@@ -11,11 +11,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 from loaders.records import ClaimRecord, ContradictionRecord
 from loaders.text import fold_name
+from loaders.tokens import make_doc
 
 NUMBER = r"(\d+(?:[.,]\d+)?)"
 VALUE = re.compile(
@@ -60,20 +59,9 @@ class NumericStatement:
     sentence_start: int
 
 
-@lru_cache(maxsize=2)
-def _tokenizer(lang: str) -> Any:
-    import spacy
-
-    return spacy.blank(lang)
-
-
-def _is_japanese(text: str) -> bool:
-    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
-
-
 def _metric_tokens(clause: str) -> list[tuple[int, str]]:
     """(character offset, metric name) of every metric term in a clause, via spaCy tokens."""
-    doc = _tokenizer("ja" if _is_japanese(clause) else "en")(clause)
+    doc = make_doc(clause)
     found: list[tuple[int, str]] = []
     for token in doc:
         word = token.text
