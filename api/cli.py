@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from api import demo
+from api import demo, fold_cli
 from api.neo4j_cli import neo4j_app
 from graph.connection import create_driver, verify
 from graph.ingest import IngestReport, ingest
@@ -30,6 +30,7 @@ app = typer.Typer(name="vaultkg", help="Knowledge graph for LLM-maintained markd
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(neo4j_app, name="neo4j")
 demo.register(app)
+fold_cli.register(app)
 err = Console(stderr=True)
 out = Console()
 

@@ -104,7 +104,8 @@ UPSERT_CONTRADICTIONS = (
 
 NUMERIC_CLAIMS = (
     "MATCH (c:Claim {origin: 'numeric'}) RETURN c.id AS id, c.text AS text, c.page AS page, "
-    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit")
+    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
+    "coalesce(c.qualifiers, []) AS qualifiers")
 DELETE_DETECTED = "MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x"
 MARK_DETECTED = (
     "MATCH (x:Contradiction {kind: 'detected'}) "

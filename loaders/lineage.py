@@ -30,6 +30,12 @@ COMPARISON_BEFORE = re.compile(
     r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|unlike|over|than)\s*$", re.IGNORECASE
 )
 COMPARISON_AFTER = re.compile(r"^\s*(?:比|と比べ|と比較|に比べ|より)")
+# Explicit contrast: the weaker COMPARES_WITH even inside a lineage section. "over [[X]]" and
+# "[[X]] 比" there name a baseline the work improves on, which the vault counts as lineage.
+CONTRAST_BEFORE = re.compile(
+    r"(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|unlike|in\s+contrast\s+to)\s*$",
+    re.IGNORECASE)
+CONTRAST_AFTER = re.compile(r"^\s*(?:と比べ|と比較|とは異な|と対照)")
 LINKED_KINDS = WORK_KINDS | {PageKind.PRODUCT, PageKind.CONCEPT}
 
 
@@ -102,13 +108,14 @@ def from_body_line(
         if i in used or not link.target or raw.embed or (link.target == page and not in_lineage):
             continue
         target_kind = kind_of.get(link.target)
-        if in_lineage and page_kind in WORK_KINDS and target_kind in WORK_KINDS:
+        before = text[max(0, raw.start - 24):raw.start]
+        after = text[raw.end:raw.end + 8]
+        contrast = CONTRAST_BEFORE.search(before) or CONTRAST_AFTER.match(after)
+        if in_lineage and page_kind in WORK_KINDS and target_kind in WORK_KINDS and not contrast:
             add(i, LineageRelation.BUILDS_ON, Mechanism.PROSE)
             continue
         if page_kind not in WORK_KINDS | {PageKind.PRODUCT} or target_kind not in LINKED_KINDS:
             continue
-        before = text[max(0, raw.start - 24):raw.start]
-        after = text[raw.end:raw.end + 8]
         if COMPARISON_BEFORE.search(before) or COMPARISON_AFTER.match(after):
             add(i, LineageRelation.COMPARES_WITH, Mechanism.COMPARISON)
     return out

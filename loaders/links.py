@@ -9,7 +9,9 @@ from urllib.parse import unquote
 
 # Starts with a literal, which keeps the scan fast on large pages.
 WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(<?([^)\s>]+?\.md)(#[^)\s>]*)?>?(?:\s+\"[^\"]*\")?\)")
+MD_LINK = re.compile(
+    r"(!?)\[([^\]\n]*)\]\((?:<([^>\n]+?\.md)(#[^>\n]*)?>|([^)\s<>]+?\.md)(#[^)\s]*)?)"
+    r"(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`+[^`\n]*`+")
 
@@ -60,10 +62,10 @@ def find_links(line: str) -> list[RawLink]:
             )
     if "](" in line:
         for match in MD_LINK.finditer(line):
-            href = match.group(3)
+            href = match.group(3) or match.group(5)
             if "://" in href or href.startswith("mailto:"):
                 continue
-            anchor = (match.group(4) or "").lstrip("#")
+            anchor = (match.group(4) or match.group(6) or "").lstrip("#")
             heading = unquote(anchor) if anchor and not anchor.startswith("^") else None
             block = anchor[1:] if anchor.startswith("^") else None
             found.append(

@@ -36,12 +36,13 @@ METRIC_WORDS: dict[str, str] = {
     "speedup": "speed", "faster": "speed", "高速": "speed", "高速化": "speed",
     "training time": "training-time", "訓練時間": "training-time",
     "通信量": "communication", "communication": "communication",
+    "serving capacity": "capacity", "capacity": "capacity",
     "cost": "cost", "コスト": "cost", "energy": "energy", "電力": "energy",
 }
 METRIC_ACRONYMS = frozenset({"TTFT", "TPOT", "ITL", "JCT", "MFU", "QPS", "RPS", "TPS", "P99", "P95",
                              "P50", "FLOPS", "TFLOPS", "PFLOPS", "IOPS", "TBT", "SLO"})
 LINK_TARGET = re.compile(r"(\[\[)([^\]|]*)(\||\]\])")
-SENTENCE_END = re.compile(r"(?<=[。．！？!?])|(?<=\.)\s+")
+SENTENCE_END = re.compile(r"(?<=[。．！？!?;；])|(?<=\.)\s+")
 UNIT_FAMILY = {"倍": "times", "x": "times", "×": "times", "%": "percent", "％": "percent"}
 
 
@@ -103,10 +104,15 @@ def statements_in(text: str, line: int) -> list[NumericStatement]:
         metrics = _metric_tokens(sentence)
         if not metrics:
             continue
+        # A metric right after a value ("64% 高速") belongs to that value, not to later ones.
+        consumed = {pos for v in values for pos, _ in metrics if v.end() <= pos <= v.end() + 3}
         for match in values:
-            before = [m for pos, m in metrics if pos < match.start()]
+            before = [m for pos, m in metrics if pos < match.start() and pos not in consumed]
             after = [m for pos, m in metrics if pos >= match.end()]
-            metric = before[-1] if before else (after[0] if after else None)
+            right_after = [m for pos, m in metrics if match.end() <= pos <= match.end() + 3]
+            # "64% 高速", "2.4x throughput": a metric right after the value names it.
+            metric = right_after[0] if right_after else (
+                before[-1] if before else (after[0] if after else None))
             if metric is None:
                 continue
             pre = (match.group("pre") or "").strip().lower()
@@ -133,73 +139,88 @@ def _is_baseline(statement: NumericStatement, pos: int) -> bool:
     return bool(BASELINE_AFTER.match(after) or BASELINE_BEFORE.search(text[:local]))
 
 
-def _subject_for(statement: NumericStatement, subjects: Sequence[tuple[int, str]],
-                 fallback: str | None) -> str | None:
-    """The subject nearest before the value in its sentence; else the first after it in the
-    sentence; else the fallback (the page itself, or a log entry's summary page)."""
-    in_sentence = [(pos, key) for pos, key in subjects
-                   if statement.sentence_start <= pos < statement.sentence_start + len(
-                       statement.text)]
-    before = [key for pos, key in in_sentence
-              if pos < statement.offset and not _is_baseline(statement, pos)]
-    if before:
-        return before[-1]
-    after = [key for pos, key in in_sentence
-             if pos >= statement.offset and not _is_baseline(statement, pos)]
-    return after[0] if after else fallback
+QUALIFIER = re.compile(
+    r"(?<![\w-])(?:[A-Z][A-Za-z]*-[A-Za-z0-9/.\-]*\d[A-Za-z0-9/.\-]*|[A-Z]+\d+[A-Z]*)")
+
+
+def qualifiers(sentence: str) -> tuple[str, ...]:
+    """Model-like names with digits (`ViT-B/16`, `GPT-175B`, `H100`): two statements about
+    different model variants are not about the same thing."""
+    return tuple(sorted({q.rstrip(".-/") for q in QUALIFIER.findall(sentence)}))
+
+
+def _subjects_for(statement: NumericStatement, subjects: Sequence[tuple[int, str]],
+                  fallback: str | None) -> list[str]:
+    """Every page the sentence names that is not a baseline; else the fallback (the page itself,
+    or a log entry's summary page)."""
+    end = statement.sentence_start + len(statement.text)
+    found = [key for pos, key in subjects
+             if statement.sentence_start <= pos < end and not _is_baseline(statement, pos)]
+    if found:
+        return list(dict.fromkeys(found))
+    return [fallback] if fallback else []
 
 
 def numeric_claims(page: str, line: int, text: str, subjects: Sequence[tuple[int, str]],
                    fallback: str | None) -> list[ClaimRecord]:
-    """One claim per numeric statement in the line, about its nearest subject."""
+    """One claim per numeric statement in the line and subject named in its sentence."""
     claims: list[ClaimRecord] = []
     for statement in statements_in(text, line):
         if statement.bounded == "lower":
             continue
-        subject = _subject_for(statement, subjects, fallback)
-        if subject is not None:
+        quals = qualifiers(statement.text)
+        for subject in _subjects_for(statement, subjects, fallback):
             claims.append(ClaimRecord(
                 id=f"num:{page}:{line}:{subject}:{statement.metric}:{statement.value:g}",
                 text=statement.text, origin="numeric", page=page, line=line, subject=subject,
-                metric=statement.metric, value=statement.value, unit=statement.unit))
+                metric=statement.metric, value=statement.value, unit=statement.unit,
+                qualifiers=quals))
     return claims
 
 
+def _compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Same model variants: both name none, or they share one."""
+    return (not a and not b) or bool(set(a) & set(b))
+
+
 def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]:
-    """Group numeric claims by (subject, metric, unit); a group with more than one value on more
-    than one page is a detected contradiction. Deterministic: sorted everywhere."""
+    """Group numeric claims by (subject, metric, unit); statements in a group conflict when
+    they disagree (see below). One conflict seen through several subjects is reported once.
+    Deterministic: sorted everywhere."""
     groups: dict[tuple[str, str, str], list[ClaimRecord]] = defaultdict(list)
     for claim in claims:
         if claim.subject and claim.metric and claim.unit and claim.value is not None:
             groups[(claim.subject, claim.metric, claim.unit)].append(claim)
     found: list[ContradictionRecord] = []
+    seen: set[frozenset[tuple[str | None, int | None, float | None]]] = set()
     for (subject, metric, unit), members in sorted(groups.items()):
-        values = {c.value for c in members}
-        pages = {c.page for c in members if c.page}
-        if len(values) < 2 or len(pages) < 2:
-            continue
         by_page: dict[str, set[float]] = defaultdict(set)
         for c in members:
             if c.page and c.value is not None:
                 by_page[c.page].add(c.value)
-        # Pages disagree only when neither states the other's value: a page listing several
-        # values (stages, settings) is describing variants, not contradicting itself.
-        disagreeing = {a for a in by_page for b in by_page
-                       if a != b and not by_page[a] & by_page[b]}
+        # Two statements disagree when they are on different pages, about compatible model
+        # variants, and neither page states the other's value (a page listing several values
+        # describes variants, not a conflict with itself).
+        disagreeing = {
+            id(c) for a in members for b in members
+            for c in (a, b)
+            if a.page and b.page and a.page != b.page and a.value != b.value
+            and _compatible(a.qualifiers, b.qualifiers)
+            and a.value not in by_page[b.page] and b.value not in by_page[a.page]}
         if not disagreeing:
             continue
-        members = [c for c in members if c.page in disagreeing]
-        values = {c.value for c in members}
-        pages = {c.page for c in members if c.page}
+        members = [c for c in members if id(c) in disagreeing]
+        signature = frozenset((c.page, c.line, c.value) for c in members)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        values = sorted({c.value for c in members if c.value is not None})
+        pages = sorted({c.page for c in members if c.page})
         ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
-        values_text = " vs ".join(
-            f"{v:g}{'x' if unit == 'times' else '%'}" for v in sorted(
-                v for v in values if v is not None))
+        shown = " vs ".join(f"{v:g}{'x' if unit == 'times' else '%'}" for v in values)
         found.append(ContradictionRecord(
             id=f"detected:{subject}:{metric}:{unit}", kind="detected", status="open",
-            origin="numeric", subject=subject,
-            summary=f"{subject}: {metric} stated as {values_text}",
-            page=None, line=None, claims=tuple(c.id for c in ordered),
-            pages=tuple(sorted(pages)),
-            evidence=tuple(f"{c.page}:{c.line}: {c.text}" for c in ordered)))
+            origin="numeric", subject=subject, summary=f"{subject}: {metric} stated as {shown}",
+            page=None, line=None, claims=tuple(c.id for c in ordered), pages=tuple(pages),
+            evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered))))
     return found

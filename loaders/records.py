@@ -185,6 +185,7 @@ class ClaimRecord(Record):
     metric: str | None = None
     value: float | None = None
     unit: str | None = None
+    qualifiers: tuple[str, ...] = ()
     assessment: str | None = None
     pages: tuple[str, ...] = ()
     introduced_by: str | None = None

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
 from loaders import page_parser as pp
 from loaders.errors import VaultError
@@ -88,7 +89,9 @@ def vault_root(path: Path) -> Path:
     if not path.is_dir():
         raise VaultError("not a folder", str(path))
     wiki = path / "wiki"
-    return (wiki if wiki.is_dir() else path).resolve()
+    base = path.resolve()
+    # A `wiki` symlink that leaves the vault is not followed (the walk then reports it).
+    return wiki.resolve() if wiki.is_dir() and wiki.resolve().is_relative_to(base) else base
 
 
 def _walk(root: Path, problems: list[Problem]) -> Iterator[tuple[str, Path]]:
@@ -143,6 +146,11 @@ def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | 
     except OSError as exc:
         problems.append(Problem(path=rel, skipped=True, message=f"cannot read: {exc.strerror}"))
         return None
+    if not S_ISREG(stat.st_mode):
+        # A FIFO or device named `.md` would block or never end.
+        problems.append(Problem(path=rel, skipped=True,
+                                message="not a regular file (pipe, socket or device); skipped"))
+        return None
     if stat.st_size > MAX_PAGE_BYTES:
         problems.append(Problem(path=rel, skipped=True,
                                 message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
@@ -156,6 +164,8 @@ def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | 
     text = _decode(data, rel, problems)
     if text is None:
         return None
+    if not text.strip():
+        problems.append(Problem(path=rel, message="empty file; loaded as an empty page"))
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()
     stem = posixpath.splitext(posixpath.basename(rel))[0]
     if rel.endswith(".json"):
@@ -188,6 +198,29 @@ def _assign_keys(files: list[_File]) -> None:
             key = f.header.stem if position == 0 else posixpath.splitext(f.rel)[0]
             f.header = PageHeader(key=key, path=f.rel, kind=f.header.kind, title=f.header.title,
                                   aliases=f.header.aliases)
+
+
+def _duplicate_names(files: list[_File]) -> list[Problem]:
+    """Warnings for pages that share a file name (they got path keys) or a title (links go by
+    file name, so a reader may not get the page they expect)."""
+    out: list[Problem] = []
+    first_by_stem: dict[str, _File] = {}
+    first_by_title: dict[str, _File] = {}
+    pages = sorted((f for f in files if not f.rel.endswith(".json")),
+                   key=lambda f: (f.rel.count("/"), len(f.rel), f.rel))
+    for f in pages:
+        stem, title = f.header.stem, fold_name(f.header.title)
+        first = first_by_stem.setdefault(stem, f)
+        if first is not f:
+            out.append(Problem(path=f.rel, message=f"page name '{stem}' is also used by "
+                                                   f"{first.rel}; this page's key is "
+                                                   f"'{f.header.key}'"))
+            continue
+        other = first_by_title.setdefault(title, f)
+        if other is not f:
+            out.append(Problem(path=f.rel, message=f"title '{f.header.title}' is also the title "
+                                                   f"of {other.rel}; links go by file name"))
+    return out
 
 
 def _page(f: _File) -> Page:
@@ -252,6 +285,7 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
     files = [f for rel, full in _walk(root, problems)
              if (f := _read(root, rel, full, problems)) is not None]
     _assign_keys(files)
+    problems.extend(_duplicate_names(files))
     pages = [f for f in files if not f.rel.endswith(".json")]
     index = NameIndex.build(f.header for f in pages)
     log_file = _find_log(pages)

@@ -1,0 +1,68 @@
+"""The HTTP app: GraphQL at /graphql (GraphiQL in a browser), /healthz (process up) and
+/readyz (Neo4j answers). One Neo4j driver per process, opened in the lifespan and closed on
+shutdown; a fresh GraphContext and DataLoaders per request."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import neo4j
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from strawberry.fastapi import GraphQLRouter
+
+from api.auth import bearer_token, key_matches
+from api.context import ApiContext, CountingGraphContext
+from api.schema import schema
+from graph.connection import create_driver, verify
+from graph.settings import Settings, get_settings
+from loaders.errors import VaultkgError
+
+health = APIRouter()
+
+
+@health.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """The process is up (says nothing about Neo4j)."""
+    return {"status": "ok"}
+
+
+@health.get("/readyz", response_model=None)
+async def readyz(request: Request) -> dict[str, str] | JSONResponse:
+    """Neo4j answers a trivial query; 503 otherwise."""
+    settings: Settings = request.app.state.settings
+    try:
+        await run_in_threadpool(verify, request.app.state.driver, settings.neo4j_database)
+    except VaultkgError as exc:
+        return JSONResponse({"status": "unavailable", "code": exc.code}, status_code=503)
+    return {"status": "ready"}
+
+
+def graphql_router(settings: Settings) -> GraphQLRouter[ApiContext, None]:
+    async def context(request: Request) -> ApiContext:
+        driver: neo4j.Driver = request.app.state.driver
+        graph = CountingGraphContext(driver, settings.neo4j_database, settings.query_timeout_s)
+        return ApiContext(graph, settings, key_matches(settings, bearer_token(request)))
+
+    return GraphQLRouter(schema, path="/graphql", context_getter=context)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app for `settings` (default: the environment). Routers are appended below."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.driver = create_driver(settings)
+        try:
+            yield
+        finally:
+            app.state.driver.close()
+
+    app = FastAPI(title="vaultkg", lifespan=lifespan)
+    app.state.settings = settings
+    app.include_router(health)
+    app.include_router(graphql_router(settings))
+    return app

@@ -1,0 +1,131 @@
+"""Per-request state of the GraphQL API: the GraphContext (one driver per process, shared),
+the DataLoaders (new per request, so caching never leaks between requests or users), whether
+the caller presented the API key, and a budget on how many objects one response may hold."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, LiteralString, TypeVar
+
+from strawberry.dataloader import DataLoader
+from strawberry.fastapi import BaseContext
+
+from api.errors import QueryTooComplex
+from graph.connection import read
+from graph.settings import Settings
+from queries import contradictions as contradiction_queries
+from queries import lineage as lineage_queries
+from queries import log as log_queries
+from queries import pages as page_queries
+from queries.base import GraphContext
+from queries.common import PageRecord
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+# One response may carry at most this many objects (pages, entries, edges...): a cheap guard
+# against fan-out queries (links of links of links...) that depth limits alone allow.
+MAX_OBJECTS = 20_000
+
+
+@dataclass
+class CountingGraphContext(GraphContext):
+    """GraphContext whose round-trip counter stays exact when DataLoaders run queries in
+    parallel worker threads (`+=` on a shared int is not atomic)."""
+
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
+        with self._lock:
+            self.queries_run += 1
+        return read(self.driver, self.database, query, timeout=self.timeout_s, **params)
+
+
+async def in_thread(fn: Callable[..., V], *args: Any) -> V:
+    """Run a blocking query function off the event loop."""
+    return await asyncio.to_thread(fn, *args)
+
+
+def batch_loader(graph: GraphContext, fetch: Callable[[GraphContext, list[K]], Mapping[K, V]],
+                 missing: Callable[[], V]) -> DataLoader[K, V]:
+    """A DataLoader over a `queries` batch function: one round trip per batch of keys."""
+
+    async def load(keys: list[K]) -> list[V]:
+        found = await in_thread(fetch, graph, list(keys))
+        return [found[k] if k in found else missing() for k in keys]
+
+    return DataLoader(load_fn=load)
+
+
+def _none() -> None:
+    return None
+
+
+class Loaders:
+    """Every DataLoader of one request, created lazily."""
+
+    def __init__(self, graph: GraphContext) -> None:
+        self.graph = graph
+        self.pages: DataLoader[str, PageRecord | None] = batch_loader(
+            graph, page_queries.pages_by_keys, _none)
+        self.bodies: DataLoader[str, str] = batch_loader(graph, page_queries.bodies, str)
+        self.venue_of: DataLoader[str, str | None] = batch_loader(
+            graph, page_queries.venues_of, _none)
+        self.venue_papers: DataLoader[str, list[PageRecord]] = batch_loader(
+            graph, page_queries.venue_papers, list)
+        self.parents: DataLoader[str, list[lineage_queries.LineageEdgeRecord]] = batch_loader(
+            graph, lambda g, keys: lineage_queries.edges_of(g, keys, up=True), list)
+        self.children: DataLoader[str, list[lineage_queries.LineageEdgeRecord]] = batch_loader(
+            graph, lambda g, keys: lineage_queries.edges_of(g, keys, up=False), list)
+        self.log_entries: DataLoader[str, log_queries.LogEntryRecord | None] = batch_loader(
+            graph, log_queries.entries_by_keys, _none)
+        self.touches: DataLoader[str, list[log_queries.TouchRecord]] = batch_loader(
+            graph, log_queries.touches, list)
+        self.history: DataLoader[str, list[log_queries.PageHistoryItem]] = batch_loader(
+            graph, log_queries.page_history, list)
+        self.fold_entries: DataLoader[str, list[log_queries.LogEntryRecord]] = batch_loader(
+            graph, log_queries.fold_entries, list)
+        self.claims: DataLoader[str, contradiction_queries.ClaimRecord | None] = batch_loader(
+            graph, contradiction_queries.claims_by_ids, _none)
+        self.contradictions: DataLoader[
+            str, contradiction_queries.ContradictionRecord | None] = batch_loader(
+            graph, contradiction_queries.contradictions_by_ids, _none)
+        self.claim_contradictions: DataLoader[str, list[str]] = batch_loader(
+            graph, contradiction_queries.contradictions_of_claims, list)
+        self._related: dict[page_queries.Relation, DataLoader[str, list[PageRecord]]] = {}
+
+    def related(self, relation: page_queries.Relation) -> DataLoader[str, list[PageRecord]]:
+        """The loader of one page relation (authors, affiliations, links...)."""
+        loader = self._related.get(relation)
+        if loader is None:
+            loader = batch_loader(
+                self.graph, lambda g, keys: page_queries.related(g, relation, keys), list)
+            self._related[relation] = loader
+        return loader
+
+
+class ApiContext(BaseContext):
+    """What every resolver gets as `info.context`."""
+
+    def __init__(self, graph: GraphContext, settings: Settings, authenticated: bool) -> None:
+        super().__init__()
+        self.graph = graph
+        self.settings = settings
+        self.authenticated = authenticated
+        self.loaders = Loaders(graph)
+        self.objects = 0
+
+    def spend(self, n: int = 1) -> None:
+        """Count objects put into the response; refuse once the budget is gone."""
+        self.objects += n
+        if self.objects > MAX_OBJECTS:
+            raise QueryTooComplex(
+                f"the response would hold more than {MAX_OBJECTS} objects; ask for fewer "
+                "fields, smaller `first`, or less nesting")
+
+    async def run(self, fn: Callable[..., V], *args: Any) -> V:
+        """Run a `queries` function (blocking) for this request."""
+        return await in_thread(fn, self.graph, *args)

@@ -1,0 +1,96 @@
+"""The GraphQL schema: Query merged from the field groups in api/fields, the Mutation, and the
+protections every request passes through (depth, alias and token limits, parse/validation
+caches, error codes, a cost report). `python -m api.schema` rewrites api/schema.graphql."""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
+from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
+
+from api.context import ApiContext
+from api.errors import ErrorCodes, log_unexpected
+from api.fields.contradictions import ContradictionQueries
+from api.fields.lineage import LineageQueries
+from api.fields.log import LogQueries
+from api.fields.pages import PageQueries
+from api.fields.search import SearchQueries
+from api.mutations import Mutation
+from api.types import CONCRETE_TYPES
+
+MAX_DEPTH = 12
+MAX_ALIASES = 100
+MAX_TOKENS = 5000
+SDL_PATH = Path(__file__).with_name("schema.graphql")
+
+# Extension point: each group is a @strawberry.type of Query fields (use auth.read_field).
+# To add fields (e.g. `fold(from:, to:, asOf:)`), write a group in api/fields/ and append it.
+QUERY_GROUPS: tuple[type, ...] = (
+    PageQueries,
+    LineageQueries,
+    SearchQueries,
+    ContradictionQueries,
+    LogQueries,
+)
+
+
+class QueryCost(SchemaExtension):
+    """Reports in `extensions.cost` how many Neo4j round trips and objects a request took."""
+
+    def get_results(self) -> dict[str, Any]:
+        ctx = self.execution_context.context
+        if not isinstance(ctx, ApiContext):
+            return {}
+        return {"cost": {"neo4jQueries": ctx.graph.queries_run, "objects": ctx.objects}}
+
+
+class VaultkgSchema(strawberry.Schema):
+    """Logs only unexpected errors (with traceback); user errors are not server problems."""
+
+    def process_errors(self, errors: list[GraphQLError],
+                       execution_context: ExecutionContext | None = None) -> None:
+        log_unexpected(errors)
+
+
+def build_schema() -> strawberry.Schema:
+    return VaultkgSchema(
+        query=merge_types("Query", QUERY_GROUPS),
+        mutation=Mutation,
+        types=CONCRETE_TYPES,
+        extensions=[
+            ErrorCodes,
+            partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
+            partial(QueryDepthLimiter, max_depth=MAX_DEPTH),
+            partial(MaxAliasesLimiter, max_alias_count=MAX_ALIASES),
+            partial(ParserCache, maxsize=256),
+            partial(ValidationCache, maxsize=256),
+            QueryCost,
+        ],
+    )
+
+
+schema = build_schema()
+
+
+def sdl() -> str:
+    """The schema as SDL, as committed in api/schema.graphql."""
+    return str(schema).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    SDL_PATH.write_text(sdl(), encoding="utf-8")
+    sys.stdout.write(f"wrote {SDL_PATH}\n")

@@ -1,0 +1,546 @@
+"""GraphQL output types. They wrap the pydantic records of `queries/`; every field that needs
+more data goes through a per-request DataLoader, so a list of N objects costs one round trip
+per relation asked for, not N."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from collections.abc import Iterable
+from enum import Enum
+from typing import TypeVar
+
+import strawberry
+from strawberry.types import Info
+
+from api.context import ApiContext
+from loaders.errors import BadUserInput
+from loaders.records import LineageRelation as LineageRelationValue
+from loaders.records import PageKind as PageKindValue
+from queries import contradictions as cq
+from queries import lineage as lq
+from queries import log as logq
+from queries.common import PageRecord
+from queries.pages import Relation
+
+Ctx = Info[ApiContext, None]
+T = TypeVar("T")
+
+PageKind = strawberry.enum(PageKindValue, name="PageKind",
+                           description="The typed label a page has besides Page.")
+LineageRelation = strawberry.enum(LineageRelationValue, name="LineageRelation",
+                                  description="Typed lineage edges, child -> parent.")
+
+# -- global ids ------------------------------------------------------------------------------
+
+
+def global_id(kind: str, key: str) -> strawberry.ID:
+    """Opaque Relay id: base64url of `Kind:key` (all pages share the kind `Page`)."""
+    return strawberry.ID(base64.urlsafe_b64encode(f"{kind}:{key}".encode()).decode())
+
+
+def parse_global_id(value: str) -> tuple[str, str]:
+    try:
+        kind, _, key = base64.urlsafe_b64decode(value.encode()).decode().partition(":")
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise BadUserInput(f"{value!r} is not an id this API returned") from None
+    if not key:
+        raise BadUserInput(f"{value!r} is not an id this API returned")
+    return kind, key
+
+
+@strawberry.interface(description="An object with a global id (Relay).")
+class Node:
+    id: strawberry.ID
+
+
+# -- pages -------------------------------------------------------------------------------------
+
+
+@strawberry.interface(name="Page", description="One markdown page (or the claim ledger).")
+class Page(Node):
+    key: str = strawberry.field(description="The file stem, Obsidian's name for the page.")
+    title: str
+    kind: PageKind
+    path: str | None
+    aliases: list[str]
+    tags: list[str]
+    status: str | None
+    created: dt.date | None
+    updated: dt.date | None
+    link_count: int
+    dangling_count: int = strawberry.field(description="Links that resolve to no page.")
+    dangling: list[str] = strawberry.field(description="Names of the unresolved links.")
+
+    @strawberry.field(description="Markdown without frontmatter.")
+    async def body(self, info: Ctx) -> str:
+        return await info.context.loaders.bodies.load(self.key)
+
+    @strawberry.field(description="Pages this page links to (distinct, in link order).")
+    async def links_to(self, info: Ctx) -> list[Page]:
+        return await _related(info, Relation.LINKS_TO, self.key)
+
+    @strawberry.field(description="Pages that link to this page.")
+    async def linked_from(self, info: Ctx) -> list[Page]:
+        return await _related(info, Relation.LINKED_FROM, self.key)
+
+    @strawberry.field(description="Log entries that name this page, oldest first.")
+    async def history(self, info: Ctx) -> list[PageHistoryEntry]:
+        items = await info.context.loaders.history.load(self.key)
+        info.context.spend(len(items))
+        return [PageHistoryEntry(entry=log_entry(i.entry), role=i.role, line=i.line)
+                for i in items]
+
+
+@strawberry.interface(description="A source: a paper, slides, a book...")
+class Work(Page):
+    year: int | None
+    url: str | None
+    date_published: dt.date | None
+    source_type: str | None
+
+    @strawberry.field
+    async def venue(self, info: Ctx) -> Venue | None:
+        name = await info.context.loaders.venue_of.load(self.key)
+        return Venue(id=global_id("Venue", name), name=name) if name else None
+
+    @strawberry.field(description="Authors with pages, in paper order.")
+    async def authors(self, info: Ctx) -> list[Person]:
+        return _only(await _related(info, Relation.AUTHORS, self.key), Person)
+
+    @strawberry.field(description="Concepts from the work's `related:`.")
+    async def concepts(self, info: Ctx) -> list[Concept]:
+        return _only(await _related(info, Relation.CONCEPTS, self.key), Concept)
+
+    @strawberry.field(description="Direct lineage edges to the works this one builds on.")
+    async def builds_on(self, info: Ctx) -> list[LineageEdge]:
+        edges = await info.context.loaders.parents.load(self.key)
+        return lineage_edges(info, edges)
+
+    @strawberry.field(description="Direct lineage edges from the works that build on this one.")
+    async def built_upon_by(self, info: Ctx) -> list[LineageEdge]:
+        edges = await info.context.loaders.children.load(self.key)
+        return lineage_edges(info, edges)
+
+
+@strawberry.type
+class Paper(Work):
+    pass
+
+
+@strawberry.type(description="A source that is not a paper (slides, books, talks...).")
+class Source(Work):
+    pass
+
+
+@strawberry.type
+class Person(Page):
+    @strawberry.field(description="Organizations from the person's `affiliation:`.")
+    async def affiliations(self, info: Ctx) -> list[Organization]:
+        return _only(await _related(info, Relation.AFFILIATIONS, self.key), Organization)
+
+    @strawberry.field(description="Works that list this person in `authors:`, by year.")
+    async def works(self, info: Ctx) -> list[Work]:
+        return _only(await _related(info, Relation.PAPERS_AUTHORED, self.key), Work)
+
+
+@strawberry.type
+class Organization(Page):
+    @strawberry.field(description="Organizations this one is `part_of`.")
+    async def part_of(self, info: Ctx) -> list[Organization]:
+        return _only(await _related(info, Relation.PART_OF, self.key), Organization)
+
+    @strawberry.field(description="Organizations that are `part_of` this one.")
+    async def parts(self, info: Ctx) -> list[Organization]:
+        return _only(await _related(info, Relation.PARTS, self.key), Organization)
+
+    @strawberry.field(description="People affiliated with this organization.")
+    async def members(self, info: Ctx) -> list[Person]:
+        return _only(await _related(info, Relation.MEMBERS, self.key), Person)
+
+    @strawberry.field(description="Products this organization develops.")
+    async def products(self, info: Ctx) -> list[Product]:
+        return _only(await _related(info, Relation.DEVELOPED, self.key), Product)
+
+
+@strawberry.type
+class Product(Page):
+    @strawberry.field(description="Organizations or people from the product's `developer:`.")
+    async def developers(self, info: Ctx) -> list[Page]:
+        return await _related(info, Relation.DEVELOPERS, self.key)
+
+
+@strawberry.type
+class Concept(Page):
+    @strawberry.field(description="Works on this concept (their `related:` or the concept's "
+                                  "`sources:`), oldest first.")
+    async def works(self, info: Ctx) -> list[Work]:
+        return _only(await _related(info, Relation.WORKS, self.key), Work)
+
+
+@strawberry.type(description="A fold page: an extractive summary of 2^k log entries.")
+class Fold(Page):
+    fold_id: str | None
+    level: int | None
+    entry_count: int | None
+    range_from: dt.date | None
+    range_to: dt.date | None
+    child_keys: list[str]
+
+    @strawberry.field(description="The log entries this fold folds, in fold order.")
+    async def entries(self, info: Ctx) -> list[LogEntry]:
+        entries = await info.context.loaders.fold_entries.load(self.key)
+        info.context.spend(len(entries))
+        return [log_entry(e) for e in entries]
+
+
+@strawberry.type(description="Any other page (meta pages such as the log, plain notes).")
+class Note(Page):
+    pass
+
+
+WORK_KINDS = {PageKindValue.PAPER: Paper, PageKindValue.SOURCE: Source}
+SIMPLE_KINDS: dict[PageKindValue, type[Person | Organization | Product | Concept | Note]] = {
+    PageKindValue.PERSON: Person, PageKindValue.ORGANIZATION: Organization,
+    PageKindValue.PRODUCT: Product, PageKindValue.CONCEPT: Concept,
+}
+
+
+def page(rec: PageRecord) -> Page:
+    """The concrete GraphQL type for a page record, chosen by its kind."""
+    try:
+        kind = PageKindValue(rec.kind)
+    except ValueError:
+        kind = PageKindValue.NOTE
+    common = {
+        "id": global_id("Page", rec.key), "key": rec.key, "title": rec.title or rec.key,
+        "kind": kind, "path": rec.path, "aliases": rec.aliases, "tags": rec.tags,
+        "status": rec.status, "created": rec.created, "updated": rec.updated,
+        "link_count": rec.link_count, "dangling_count": rec.dangling_count,
+        "dangling": rec.dangling,
+    }
+    if kind in WORK_KINDS:
+        return WORK_KINDS[kind](**common, year=rec.year, url=rec.url or None,
+                                date_published=rec.date_published,
+                                source_type=rec.source_type)
+    if kind is PageKindValue.FOLD:
+        return Fold(**common, fold_id=rec.fold_id, level=rec.level,
+                    entry_count=rec.entry_count, range_from=rec.range_from,
+                    range_to=rec.range_to, child_keys=rec.child_keys)
+    return SIMPLE_KINDS.get(kind, Note)(**common)
+
+
+def _only(pages: Iterable[Page], cls: type[T]) -> list[T]:
+    return [p for p in pages if isinstance(p, cls)]
+
+
+async def _related(info: Ctx, relation: Relation, key: str) -> list[Page]:
+    records = await info.context.loaders.related(relation).load(key)
+    info.context.spend(len(records))
+    return [page(r) for r in records]
+
+
+async def page_by_key(info: Ctx, key: str | None) -> Page | None:
+    if not key:
+        return None
+    rec = await info.context.loaders.pages.load(key)
+    return page(rec) if rec else None
+
+
+@strawberry.type(description="A publication venue (conference, journal, arXiv...).")
+class Venue(Node):
+    name: str
+
+    @strawberry.field(description="Works published there, by year.")
+    async def works(self, info: Ctx) -> list[Work]:
+        records = await info.context.loaders.venue_papers.load(self.name)
+        info.context.spend(len(records))
+        return _only((page(r) for r in records), Work)
+
+
+# -- log ---------------------------------------------------------------------------------------
+
+
+@strawberry.type
+class LogBullet:
+    label: str
+    text: str
+    line: int | None
+
+
+@strawberry.type(description="A page (or unresolved name) a log entry names, and why.")
+class LogTouch:
+    role: str
+    line: int | None
+    name: str
+    page_key: str | None
+
+    @strawberry.field
+    async def page(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.page_key)
+
+
+@strawberry.type(description="One entry of the append-only log.")
+class LogEntry(Node):
+    key: str = strawberry.field(description="`log/YYYY-MM-DD/NN`, NN = ordinal on that day.")
+    date: dt.date | None
+    op: str | None
+    title: str | None
+    line: int | None = strawberry.field(description="Line of the entry in log.md.")
+    seq: int | None = strawberry.field(description="Chronological position, 1 = oldest.")
+    day_seq: int | None
+    text: str | None
+    bullets: list[LogBullet]
+    block_ids: list[str]
+
+    @strawberry.field(description="Pages the entry names, with their roles.")
+    async def touches(self, info: Ctx) -> list[LogTouch]:
+        items = await info.context.loaders.touches.load(self.key)
+        info.context.spend(len(items))
+        return [LogTouch(role=t.role, line=t.line, name=t.name, page_key=t.page)
+                for t in items]
+
+
+def log_entry(rec: logq.LogEntryRecord) -> LogEntry:
+    return LogEntry(
+        id=global_id("LogEntry", rec.key), key=rec.key, date=rec.date, op=rec.op,
+        title=rec.title, line=rec.line, seq=rec.seq, day_seq=rec.day_seq, text=rec.text,
+        bullets=[LogBullet(label=b.label, text=b.text, line=b.line) for b in rec.bullets],
+        block_ids=rec.block_ids)
+
+
+async def entry_by_key(info: Ctx, key: str | None) -> LogEntry | None:
+    if not key:
+        return None
+    rec = await info.context.loaders.log_entries.load(key)
+    return log_entry(rec) if rec else None
+
+
+@strawberry.type(description="A log entry that names a page, and the role it gives it.")
+class PageHistoryEntry:
+    entry: LogEntry
+    role: str
+    line: int | None
+
+
+# -- lineage -----------------------------------------------------------------------------------
+
+
+@strawberry.type(description="One assertion of a lineage edge: where and how it was said.")
+class Provenance:
+    page_key: str | None
+    line: int | None
+    mechanism: str | None = strawberry.field(
+        description="frontmatter, inline-line, inline-bracket, arrow, prose or comparison.")
+    text: str | None
+    introduced_by_key: str | None
+
+    @strawberry.field(description="The page that asserts the edge.")
+    async def page(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.page_key)
+
+    @strawberry.field(description="The log entry that introduced the assertion.")
+    async def log_entry(self, info: Ctx) -> LogEntry | None:
+        return await entry_by_key(info, self.introduced_by_key)
+
+
+@strawberry.type(description="A typed lineage edge child -> parent with every assertion.")
+class LineageEdge:
+    relation: LineageRelation
+    child_key: str
+    parent_key: str
+    provenance: list[Provenance]
+
+    @strawberry.field(description="The work that builds on `parent`.")
+    async def child(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.child_key)
+
+    @strawberry.field(description="The earlier work.")
+    async def parent(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.parent_key)
+
+
+def lineage_edges(info: Ctx, edges: list[lq.LineageEdgeRecord]) -> list[LineageEdge]:
+    info.context.spend(len(edges))
+    return [LineageEdge(
+        relation=LineageRelationValue(e.relation), child_key=e.child, parent_key=e.parent,
+        provenance=[Provenance(page_key=p.page, line=p.line, mechanism=p.mechanism,
+                               text=p.text, introduced_by_key=p.introduced_by)
+                    for p in e.provenance]) for e in edges]
+
+
+@strawberry.enum
+class LineageSide(Enum):
+    ROOT = "root"
+    ANCESTOR = "ancestor"
+    DESCENDANT = "descendant"
+
+
+@strawberry.type
+class LineageNode:
+    page: Page
+    depth: int = strawberry.field(description="Fewest edges from the root (0 = the root).")
+    side: LineageSide
+
+
+@strawberry.type(description="A work's lineage: nodes by year, typed edges with provenance.")
+class Lineage:
+    root: Page
+    nodes: list[LineageNode]
+    edges: list[LineageEdge]
+    truncated: bool = strawberry.field(description="maxDepth cut off works further away.")
+
+
+@strawberry.type
+class LineagePath:
+    nodes: list[Page] = strawberry.field(description="From `from` to `to`.")
+    edges: list[LineageEdge] = strawberry.field(description="edges[i] joins nodes[i], [i+1].")
+
+    @strawberry.field
+    def length(self) -> int:
+        return len(self.edges)
+
+
+@strawberry.type
+class LineagePaths:
+    source: Page = strawberry.field(name="from")
+    target: Page = strawberry.field(name="to")
+    from_is_ancestor: bool | None = strawberry.field(
+        description="true: `from` is an ancestor of `to`; false: a descendant; null: no path.")
+    paths: list[LineagePath] = strawberry.field(description="Shortest first.")
+    truncated: bool
+
+
+@strawberry.type(description="A work on a concept, for a timeline.")
+class TimelineEntry:
+    work: Page
+    year: int | None
+    via: list[str] = strawberry.field(
+        description="`related` (the work's related:) and/or `sources` (the concept's sources:).")
+
+
+# -- contradictions ----------------------------------------------------------------------------
+
+
+@strawberry.type(description="A statement that can be true or false, and where it was made.")
+class Claim(Node):
+    claim_id: str
+    text: str | None
+    origin: str | None = strawberry.field(description="ledger or numeric (auto-extracted).")
+    line: int | None
+    metric: str | None
+    value: float | None
+    unit: str | None
+    assessment: str | None
+    page_key: str | None
+    subject_key: str | None
+    introduced_by_key: str | None
+
+    @strawberry.field(description="The page the claim is stated in.")
+    async def page(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.page_key)
+
+    @strawberry.field(description="The page the claim is about.")
+    async def subject(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.subject_key)
+
+    @strawberry.field
+    async def introduced_by(self, info: Ctx) -> LogEntry | None:
+        return await entry_by_key(info, self.introduced_by_key)
+
+
+def claim(rec: cq.ClaimRecord) -> Claim:
+    return Claim(id=global_id("Claim", rec.id), claim_id=rec.id, text=rec.text,
+                 origin=rec.origin, line=rec.line, metric=rec.metric, value=rec.value,
+                 unit=rec.unit, assessment=rec.assessment, page_key=rec.page,
+                 subject_key=rec.subject, introduced_by_key=rec.introduced_by)
+
+
+@strawberry.type(description="One evidence line: `source` is a page key or a vault path.")
+class Evidence:
+    source: str | None
+    line: int | None
+    text: str
+
+    @strawberry.field
+    async def page(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.source)
+
+
+@strawberry.enum
+class ContradictionStatus(Enum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+@strawberry.enum
+class ContradictionKind(Enum):
+    EXPLICIT = "explicit"
+    DETECTED = "detected"
+
+
+@strawberry.type(description="Claims that disagree, with evidence and how it was found.")
+class Contradiction(Node):
+    contradiction_id: str
+    kind: ContradictionKind
+    status: ContradictionStatus
+    found_by: str = strawberry.field(
+        description="callout, ledger, lint, fold, frontmatter or numeric (auto-detected).")
+    summary: str | None
+    line: int | None
+    marked: bool | None = strawberry.field(
+        description="Detected ones: an explicit contradiction shares the subject.")
+    claims: list[Claim]
+    evidence: list[Evidence]
+    page_key: str | None
+    subject_key: str | None
+    page_keys: list[str]
+    introduced_by_key: str | None
+
+    @strawberry.field(description="The page that states the contradiction.")
+    async def page(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.page_key)
+
+    @strawberry.field
+    async def subject(self, info: Ctx) -> Page | None:
+        return await page_by_key(info, self.subject_key)
+
+    @strawberry.field(description="Every page involved.")
+    async def pages(self, info: Ctx) -> list[Page]:
+        info.context.spend(len(self.page_keys))
+        found = await info.context.loaders.pages.load_many(self.page_keys)
+        return [page(r) for r in found if r is not None]
+
+    @strawberry.field
+    async def introduced_by(self, info: Ctx) -> LogEntry | None:
+        return await entry_by_key(info, self.introduced_by_key)
+
+
+def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
+    return Contradiction(
+        id=global_id("Contradiction", rec.id), contradiction_id=rec.id,
+        kind=ContradictionKind(rec.kind), status=ContradictionStatus(rec.status),
+        found_by=rec.origin, summary=rec.summary, line=rec.line, marked=rec.marked,
+        claims=[claim(c) for c in rec.claims],
+        evidence=[Evidence(source=e.page, line=e.line, text=e.text) for e in rec.evidence],
+        page_key=rec.page, subject_key=rec.subject, page_keys=rec.pages,
+        introduced_by_key=rec.introduced_by)
+
+
+# -- search ------------------------------------------------------------------------------------
+
+
+@strawberry.type
+class SearchHit:
+    page: Page
+    score: float
+    name_match: bool = strawberry.field(description="The text is the page's key, title or "
+                                                    "an alias.")
+    snippet: str | None
+
+
+# Types only reachable through interfaces must be listed for the schema.
+CONCRETE_TYPES: tuple[type, ...] = (Paper, Source, Person, Organization, Product, Concept,
+                                    Fold, Note, Venue, LogEntry, Claim, Contradiction)
+

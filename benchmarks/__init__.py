@@ -1,0 +1,1 @@
+"""Benchmarks: a seeded synthetic vault generator, ingest and query benchmarks (`make bench`)."""

@@ -1,0 +1,83 @@
+"""Small helpers every read query shares: Neo4j temporal values -> Python, how a user's page
+name is cleaned and folded before lookup, and the page projection every page query returns."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, LiteralString
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from loaders.text import fold_name, nfc
+
+
+def native(value: Any) -> Any:
+    """neo4j.time.Date/DateTime -> datetime.date/datetime; anything else unchanged."""
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+NeoDate = Annotated[dt.date | None, BeforeValidator(native)]
+
+
+class Row(BaseModel):
+    """Base of every query result: immutable, and ignores properties it does not name."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def clean_name(text: str) -> str:
+    """What a user typed as a page name -> the name itself: `[[Page#h|shown]]` -> `Page`."""
+    name = nfc(text.strip())
+    if name.startswith("[[") and name.endswith("]]"):
+        name = name[2:-2]
+    name = name.split("|", 1)[0]
+    if "#" in name and not name.startswith("#"):
+        name = name.split("#", 1)[0]
+    return name.strip()
+
+
+def folded(text: str) -> str:
+    """The loose form stored in `Page.names_folded` (same function the loader uses)."""
+    return fold_name(clean_name(text))
+
+
+# Every page query projects a page through this map (the body is fetched only on demand).
+PAGE_PROJECTION: LiteralString = (
+    "p {.key, .kind, .path, .title, .aliases, .tags, .status, .source_type, .entity_type, "
+    ".year, .venue, .url, .created, .updated, .date_published, .link_count, .dangling_count, "
+    ".dangling, .fold_id, .level, .entry_count, .range_from, .range_to, .child_keys}")
+
+
+class PageRecord(Row):
+    """A page's properties as the API shows them (graph model: docs/graph-model.md)."""
+
+    key: str
+    kind: str = "Note"
+    path: str | None = None
+    title: str | None = None
+    aliases: list[str] = []
+    tags: list[str] = []
+    status: str | None = None
+    source_type: str | None = None
+    entity_type: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    url: str | None = None
+    created: NeoDate = None
+    updated: NeoDate = None
+    date_published: NeoDate = None
+    link_count: int = 0
+    dangling_count: int = 0
+    dangling: list[str] = []
+    fold_id: str | None = None
+    level: int | None = None
+    entry_count: int | None = None
+    range_from: NeoDate = None
+    range_to: NeoDate = None
+    child_keys: list[str] = []
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> PageRecord:
+        """Build from a projected map; null lists become empty lists."""
+        return cls.model_validate({k: v for k, v in row.items() if v is not None})

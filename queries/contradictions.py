@@ -1,0 +1,132 @@
+"""Contradiction reads: explicit ones (callouts, ledger, lint notes) and detected numeric
+conflicts, each with its claims (and their values), the pages involved, the evidence lines and
+how it was found (`origin`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, LiteralString
+
+from loaders.errors import BadUserInput
+from queries.base import GraphContext
+from queries.common import Row, folded
+from queries.paging import Slice, check_first, decode_cursor, encode_cursor
+
+STATUSES = ("open", "resolved")
+KINDS = ("explicit", "detected")
+EVIDENCE = re.compile(r"^(?P<page>.+?):(?P<line>\d+): (?P<text>.*)$", re.DOTALL)
+
+
+class ClaimRecord(Row):
+    id: str
+    text: str | None = None
+    origin: str | None = None
+    page: str | None = None
+    line: int | None = None
+    subject: str | None = None
+    metric: str | None = None
+    value: float | None = None
+    unit: str | None = None
+    assessment: str | None = None
+    pages: list[str] = []
+    introduced_by: str | None = None
+
+
+class EvidenceLine(Row):
+    """One `page:line: text` evidence string, split (page is a key or a vault path)."""
+
+    page: str | None
+    line: int | None
+    text: str
+
+    @classmethod
+    def parse(cls, raw: str) -> EvidenceLine:
+        m = EVIDENCE.match(raw)
+        if m is None:
+            return cls(page=None, line=None, text=raw)
+        return cls(page=m["page"], line=int(m["line"]), text=m["text"])
+
+
+class ContradictionRecord(Row):
+    id: str
+    kind: str
+    status: str
+    origin: str  # how it was found: callout, ledger, lint, fold, frontmatter, numeric
+    summary: str | None = None
+    page: str | None = None
+    line: int | None = None
+    subject: str | None = None
+    pages: list[str] = []
+    evidence: list[EvidenceLine] = []
+    introduced_by: str | None = None
+    marked: bool | None = None
+    claims: list[ClaimRecord] = []
+
+
+def _record(row: dict[str, Any]) -> ContradictionRecord:
+    x = {k: v for k, v in row["contradiction"].items() if v is not None}
+    x["evidence"] = [EvidenceLine.parse(e) for e in x.get("evidence", [])]
+    x["claims"] = [ClaimRecord.model_validate({k: v for k, v in c.items() if v is not None})
+                   for c in row["claims"]]
+    return ContradictionRecord.model_validate(x)
+
+
+CONTRADICTIONS: LiteralString = (
+    "MATCH (x:Contradiction) "
+    "WHERE ($status IS NULL OR x.status = $status) AND ($kind IS NULL OR x.kind = $kind) "
+    "AND ($subject IS NULL OR EXISTS { MATCH (s:Page {key: x.subject}) "
+    "  WHERE $subject IN s.names_folded }) "
+    "AND ($after IS NULL OR x.id > $after) "
+    "WITH x ORDER BY x.id LIMIT $limit "
+    "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
+    "  RETURN collect(c {.*}) AS claims } "
+    "RETURN x {.*} AS contradiction, claims ORDER BY x.id")
+
+CONTRADICTIONS_BY_IDS: LiteralString = (
+    "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) "
+    "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
+    "  RETURN collect(c {.*}) AS claims } "
+    "RETURN x {.*} AS contradiction, claims")
+
+CLAIMS_BY_IDS: LiteralString = (
+    "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN c {.*} AS claim")
+
+CONTRADICTIONS_OF_CLAIMS: LiteralString = (
+    "UNWIND $ids AS id MATCH (:Claim {id: id})<-[:INVOLVES]-(x:Contradiction) "
+    "WITH id, x ORDER BY x.id RETURN id, collect(x.id) AS contradictions")
+
+
+def contradictions(ctx: GraphContext, subject: str | None = None, status: str | None = None,
+                   kind: str | None = None, first: int = 20,
+                   after: str | None = None) -> Slice[ContradictionRecord]:
+    """Contradictions matching the filters, by id, `first` after cursor `after`. `subject` is
+    a page key, title or alias."""
+    check_first(first)
+    if status is not None and status not in STATUSES:
+        raise BadUserInput(f"status must be one of {', '.join(STATUSES)}")
+    if kind is not None and kind not in KINDS:
+        raise BadUserInput(f"kind must be one of {', '.join(KINDS)}")
+    after_id = decode_cursor(after, "contradictions")[1] if after else None
+    rows = ctx.read(CONTRADICTIONS, status=status, kind=kind,
+                    subject=folded(subject) if subject else None, after=after_id,
+                    limit=first + 1)
+    items = [_record(r) for r in rows[:first]]
+    return Slice[ContradictionRecord](
+        items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
+        has_next=len(rows) > first)
+
+
+def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:
+    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids)]
+    return {x.id: x for x in records}
+
+
+def claims_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ClaimRecord]:
+    rows = ctx.read(CLAIMS_BY_IDS, ids=ids)
+    return {r["claim"]["id"]: ClaimRecord.model_validate(
+        {k: v for k, v in r["claim"].items() if v is not None}) for r in rows}
+
+
+def contradictions_of_claims(ctx: GraphContext, ids: list[str]) -> dict[str, list[str]]:
+    """Ids of the contradictions each claim takes part in, in one round trip."""
+    return {r["id"]: r["contradictions"] for r in ctx.read(CONTRADICTIONS_OF_CLAIMS, ids=ids)}

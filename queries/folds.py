@@ -1,0 +1,241 @@
+"""Cypher of the fold resolver: log entries of a range (or the 2^K ending at a date, or those a
+Fold node folds) with the pages they touch and the concepts those pages are ABOUT;
+contradictions touching a set of entries and pages; Fold nodes by level; and the one write,
+recording a Fold node the way ingest records a fold page (`:Page:Fold {key: fold_id}` with
+`FOLDS {position, asserted_by}`), so that ingesting the written page converges on it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any, LiteralString
+
+import neo4j
+
+from loaders.text import fold_name
+from queries.base import GraphContext
+from queries.fold_models import (
+    BulletFacts,
+    ClaimFacts,
+    ConceptFacts,
+    ContradictionFacts,
+    EntryFacts,
+    FoldDigest,
+    FoldSummary,
+    TouchFacts,
+)
+
+_ENTRY_FIELDS: LiteralString = (
+    "RETURN e.key AS key, e.date AS date, e.op AS op, e.title AS title, e.seq AS seq, "
+    "coalesce(e.text, '') AS text, coalesce(e.bullets, []) AS bullets, "
+    "COLLECT { MATCH (e)-[t:TOUCHES]->(n) "
+    "  RETURN {role: t.role, line: t.line, key: CASE WHEN n:Page THEN n.key END, "
+    "          name: coalesce(n.key, n.name), kind: n.kind, created: n.created, "
+    "          aliases: coalesce(n.aliases, []), "
+    "          about: COLLECT { MATCH (n)-[:ABOUT]->(c:Concept) "
+    "                           RETURN {key: c.key, created: c.created} } } } AS touches "
+    "ORDER BY e.seq")
+
+ENTRIES_IN_RANGE: LiteralString = (
+    "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
+    "AND ($as_of IS NULL OR e.date <= $as_of) WITH e " + _ENTRY_FIELDS)
+ENTRIES_ENDING: LiteralString = (
+    "MATCH (e:LogEntry) WHERE e.date <= $ending AND ($as_of IS NULL OR e.date <= $as_of) "
+    "WITH e ORDER BY e.seq DESC LIMIT $count WITH e " + _ENTRY_FIELDS)
+ENTRIES_BY_KEYS: LiteralString = (
+    "MATCH (e:LogEntry) WHERE e.key IN $keys AND ($as_of IS NULL OR e.date <= $as_of) "
+    "WITH e " + _ENTRY_FIELDS)
+FOLD_ENTRY_KEYS: LiteralString = (
+    "MATCH (f:Fold {fold_id: $fold_id})-[r:FOLDS]->(e:LogEntry) "
+    "RETURN e.key AS key ORDER BY r.position")
+RANGE_KEYS: LiteralString = (
+    "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
+    "RETURN e.key AS key ORDER BY e.seq")
+BASE_SEQ: LiteralString = "MATCH (e:LogEntry) WHERE e.date = $date RETURN min(e.seq) AS base"
+LOG_FACTS: LiteralString = (
+    "MATCH (e:LogEntry) RETURN max(e.date) AS latest, min(e.page) AS log_page, "
+    "count(e) AS entries")
+PAGES_BY_NAME: LiteralString = (
+    "MATCH (p:Page) WHERE p.key IN $names OR any(a IN coalesce(p.aliases, []) WHERE a IN $names) "
+    "RETURN p.key AS key, coalesce(p.aliases, []) AS aliases, p.path AS path "
+    "ORDER BY size(p.path), p.path")
+CONTRADICTIONS_TOUCHING: LiteralString = (
+    "MATCH (x:Contradiction) "
+    "WHERE x.introduced_by IN $entry_keys OR x.subject IN $pages "
+    "   OR any(p IN coalesce(x.pages, []) WHERE p IN $pages) "
+    "OPTIONAL MATCH (i:LogEntry {key: x.introduced_by}) "
+    "OPTIONAL MATCH (xp:Page {key: x.page}) "
+    "RETURN x.id AS id, x.kind AS kind, x.status AS status, x.origin AS origin, "
+    "coalesce(x.summary, '') AS summary, x.subject AS subject, coalesce(x.pages, []) AS pages, "
+    "x.introduced_by AS introduced_by, i.date AS introduced, xp.updated AS page_updated, "
+    "COLLECT { MATCH (x)-[:INVOLVES]->(c:Claim) "
+    "  OPTIONAL MATCH (ci:LogEntry {key: c.introduced_by}) "
+    "  OPTIONAL MATCH (cp:Page {key: c.page}) "
+    "  OPTIONAL CALL (c) { MATCH (le:LogEntry {page: c.page}) WHERE le.line <= c.line "
+    "    RETURN le.date AS log_date ORDER BY le.line DESC LIMIT 1 } "
+    "  RETURN {id: c.id, value: c.value, introduced: ci.date, log_date: log_date, "
+    "          page_updated: cp.updated, page_created: cp.created} } AS claims "
+    "ORDER BY id")
+FOLDS_BY_LEVEL: LiteralString = (
+    "MATCH (f:Fold) WHERE $level IS NULL OR f.level = $level "
+    "RETURN f.fold_id AS fold_id, f.key AS key, f.level AS level, f.entry_count AS entry_count, "
+    "f.range_from AS range_from, f.range_to AS range_to, "
+    "coalesce(f.child_keys, []) AS child_keys, COUNT { (f)-[:FOLDS]->() } AS entries, "
+    "f.path AS path ORDER BY f.range_from, f.range_to, f.fold_id")
+FOLD_BY_ID: LiteralString = (
+    "MATCH (f:Fold {fold_id: $fold_id}) "
+    "RETURN f.fold_id AS fold_id, f.key AS key, f.level AS level, f.entry_count AS entry_count, "
+    "f.range_from AS range_from, f.range_to AS range_to, "
+    "coalesce(f.child_keys, []) AS child_keys, COUNT { (f)-[:FOLDS]->() } AS entries, "
+    "f.path AS path")
+
+# The write: same node and edges as graph/writer.py makes for an ingested fold page.
+RECORD_FOLD: LiteralString = (
+    "MERGE (f:Page {key: $fold_id}) SET f:Fold, f += $props "
+    "WITH f CALL (f) { MATCH (f)-[old:FOLDS]->() DELETE old } "
+    "WITH f UNWIND $entries AS row MATCH (e:LogEntry {key: row.key}) "
+    "CREATE (f)-[r:FOLDS]->(e) SET r.position = row.position, r.asserted_by = $fold_id "
+    "RETURN count(r) AS n")
+
+
+def _native(value: Any) -> Any:
+    """Driver temporal values to Python ones, recursively."""
+    if isinstance(value, neo4j.time.Date):
+        return value.to_native()
+    if isinstance(value, list):
+        return [_native(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _native(v) for k, v in value.items()}
+    return value
+
+
+def _entry(row: dict[str, Any]) -> EntryFacts:
+    row = _native(row)
+    bullets = []
+    for raw in row["bullets"]:
+        data = json.loads(raw)
+        bullets.append(BulletFacts(label=str(data.get("label", "")),
+                                   text=str(data.get("text", "")), line=int(data.get("line", 0))))
+    touches = [TouchFacts(
+        role=t["role"] or "", line=t["line"], key=t["key"], name=t["name"], kind=t["kind"],
+        created=t["created"], aliases=tuple(t["aliases"]),
+        about=tuple(sorted((ConceptFacts(**c) for c in t["about"]), key=lambda c: c.key)))
+        for t in row["touches"]]
+    touches.sort(key=lambda t: (t.line or 0, t.role, t.name))
+    return EntryFacts(key=row["key"], date=row["date"], op=row["op"] or "",
+                      title=row["title"] or "", seq=row["seq"], text=row["text"],
+                      bullets=tuple(bullets), touches=tuple(touches))
+
+
+def entries_in_range(ctx: GraphContext, date_from: dt.date, date_to: dt.date,
+                     as_of: dt.date | None = None) -> list[EntryFacts]:
+    """Log entries dated date_from..date_to (and not after as_of), oldest first."""
+    rows = ctx.read(ENTRIES_IN_RANGE, date_from=date_from, date_to=date_to, as_of=as_of)
+    return [_entry(r) for r in rows]
+
+
+def entries_ending(ctx: GraphContext, count: int, ending: dt.date,
+                   as_of: dt.date | None = None) -> list[EntryFacts]:
+    """The `count` newest log entries dated on or before `ending`, oldest first."""
+    rows = ctx.read(ENTRIES_ENDING, ending=ending, count=count, as_of=as_of)
+    return [_entry(r) for r in rows]
+
+
+def entries_by_keys(ctx: GraphContext, keys: list[str],
+                    as_of: dt.date | None = None) -> list[EntryFacts]:
+    """The log entries with these keys, oldest first."""
+    return [_entry(r) for r in ctx.read(ENTRIES_BY_KEYS, keys=keys, as_of=as_of)]
+
+
+def fold_entry_keys(ctx: GraphContext, fold_id: str) -> list[str]:
+    """Keys of the entries a Fold node FOLDS, in position order."""
+    return [r["key"] for r in ctx.read(FOLD_ENTRY_KEYS, fold_id=fold_id)]
+
+
+def range_keys(ctx: GraphContext, date_from: dt.date, date_to: dt.date) -> list[str]:
+    """Keys of every log entry dated date_from..date_to, oldest first."""
+    return [r["key"] for r in ctx.read(RANGE_KEYS, date_from=date_from, date_to=date_to)]
+
+
+def base_seq(ctx: GraphContext, date: dt.date) -> int:
+    """Seq of the first log entry of a day (child keys count positions from it)."""
+    rows = ctx.read(BASE_SEQ, date=date)
+    base = rows[0]["base"] if rows else None
+    return int(base) if base is not None else 1
+
+
+def log_facts(ctx: GraphContext) -> tuple[dt.date | None, str, int]:
+    """(date of the newest log entry, key of the log page, number of entries)."""
+    row = _native(ctx.read(LOG_FACTS)[0])
+    return row["latest"], row["log_page"] or "log", int(row["entries"])
+
+
+def resolve_names(ctx: GraphContext, names: list[str]) -> dict[str, str | None]:
+    """Link name -> page key (file stem first, then alias; shortest path wins), None if none."""
+    rows = ctx.read(PAGES_BY_NAME, names=names)
+    by_key = {r["key"]: r["key"] for r in rows}
+    by_alias: dict[str, str] = {}
+    for r in rows:
+        for alias in r["aliases"]:
+            by_alias.setdefault(alias, r["key"])
+    folded = {fold_name(k): k for k in reversed(list(by_key))}
+    out: dict[str, str | None] = {}
+    for name in names:
+        out[name] = (by_key.get(name) or by_alias.get(name)
+                     or by_key.get(name.rsplit("/", 1)[-1]) or folded.get(fold_name(name)))
+    return out
+
+
+def contradictions_touching(ctx: GraphContext, entry_keys: list[str],
+                            pages: list[str]) -> list[ContradictionFacts]:
+    """Contradictions introduced by one of the entries or concerning one of the pages."""
+    out = []
+    for row in ctx.read(CONTRADICTIONS_TOUCHING, entry_keys=entry_keys, pages=pages):
+        row = _native(row)
+        claims = tuple(sorted((ClaimFacts(**c) for c in row.pop("claims")), key=lambda c: c.id))
+        out.append(ContradictionFacts(
+            **{**row, "pages": tuple(row["pages"]), "summary": row["summary"] or ""},
+            claims=claims))
+    return out
+
+
+def _summary(row: dict[str, Any]) -> FoldSummary:
+    row = _native(row)
+    return FoldSummary(**{**row, "child_keys": tuple(row["child_keys"])})
+
+
+def list_folds(ctx: GraphContext, level: int | None = None) -> list[FoldSummary]:
+    """Fold nodes (of one level, or all), oldest range first."""
+    return [_summary(r) for r in ctx.read(FOLDS_BY_LEVEL, level=level)]
+
+
+def fold_node(ctx: GraphContext, fold_id: str) -> FoldSummary | None:
+    """The Fold node with this fold_id, if the graph has one."""
+    rows = ctx.read(FOLD_BY_ID, fold_id=fold_id)
+    return _summary(rows[0]) if rows else None
+
+
+def record_fold(ctx: GraphContext, digest: FoldDigest, path: str) -> int:
+    """MERGE the Fold node of a written fold page and its FOLDS edges; returns the edge count.
+    `path` is the page's vault-relative path (as ingest stores it)."""
+    props = {
+        "key": digest.fold_id, "fold_id": digest.fold_id, "kind": "Fold", "path": path,
+        "title": digest.title, "level": digest.level, "entry_count": digest.entry_count,
+        "range_from": digest.range_from, "range_to": digest.range_to,
+        "child_keys": digest.child_keys, "tags": ["meta", "fold", f"fold/k{digest.level}"],
+        "aliases": [], "aliases_text": "", "status": "mature",
+        "names_folded": sorted({fold_name(digest.fold_id), fold_name(digest.title)}),
+    }
+    entries = [{"key": c.entry_key, "position": i}
+               for i, c in enumerate(digest.children, start=1)]
+    counters = ctx.write(RECORD_FOLD, fold_id=digest.fold_id, props=props, entries=entries)
+    return int(counters.relationships_created)
+
+
+PAGE_PATH: LiteralString = "MATCH (p:Page {key: $key}) RETURN p.path AS path"
+
+
+def page_path(ctx: GraphContext, key: str) -> str | None:
+    """Vault-relative path of a page (None: no such page)."""
+    rows = ctx.read(PAGE_PATH, key=key)
+    return str(rows[0]["path"]) if rows and rows[0]["path"] else None

@@ -1,0 +1,314 @@
+"""Lineage reads: ancestors/descendants of a work over the allow-listed lineage types, the
+paths between two works, and the works on a concept in time order. Edges point child ->
+parent; several assertions of one edge come back as one edge with its provenance list.
+Traversal is a bounded BFS (`ANY SHORTEST` per reached node), so cycles never loop."""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Any, LiteralString
+
+from graph.schema import LINEAGE_TYPES
+from loaders.errors import BadUserInput
+from queries.base import GraphContext
+from queries.common import PAGE_PROJECTION, PageRecord, Row
+from queries.pages import pages_by_keys
+
+MAX_DEPTH = 10
+DEFAULT_DEPTH = 10
+# Quantifier bounds as literals: Cypher cannot take a path length as a parameter.
+DEPTHS: tuple[LiteralString, ...] = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+MAX_PATHS = 100
+# How many partial paths `paths` may extend before it stops and says it was cut short.
+PATH_SEARCH_BUDGET = 200_000
+
+
+class Direction(StrEnum):
+    ANCESTORS = "ancestors"
+    DESCENDANTS = "descendants"
+    BOTH = "both"
+
+
+class Provenance(Row):
+    """Who asserted an edge, where, how, and which log entry introduced it."""
+
+    page: str | None = None
+    line: int | None = None
+    mechanism: str | None = None
+    text: str | None = None
+    introduced_by: str | None = None
+
+
+class LineageEdgeRecord(Row):
+    """One typed edge child -> parent, with every assertion of it."""
+
+    child: str
+    parent: str
+    relation: str
+    provenance: list[Provenance]
+
+
+class LineageNodeRecord(Row):
+    """A work in a lineage: its page and its BFS distance from the root (0 = the root)."""
+
+    page: PageRecord
+    depth: int
+    side: str  # "root" | "ancestor" | "descendant"
+
+
+class LineageResult(Row):
+    root: PageRecord
+    nodes: list[LineageNodeRecord]  # by year; within a year, parents before children
+    edges: list[LineageEdgeRecord]
+    truncated: bool  # the depth bound cut off works further away
+
+
+class LineagePathRecord(Row):
+    nodes: list[str]  # keys, from `from` to `to`
+    edges: list[LineageEdgeRecord]  # edges[i] joins nodes[i] and nodes[i + 1]
+
+
+class PathsResult(Row):
+    source: PageRecord
+    target: PageRecord
+    source_is_ancestor: bool | None  # None: no path either way
+    paths: list[LineagePathRecord]  # shortest first
+    pages: dict[str, PageRecord]
+    truncated: bool
+
+
+class TimelineEntry(Row):
+    page: PageRecord
+    via: list[str]  # "related" (the work's related:) and/or "sources" (the concept's sources:)
+
+
+def relation_types(relations: Iterable[str] | None) -> LiteralString:
+    """`BUILDS_ON|EXTENDS` from the allow-list; unknown names are a BadUserInput."""
+    wanted = set(relations) if relations is not None else set(LINEAGE_TYPES)
+    unknown = wanted - set(LINEAGE_TYPES)
+    if unknown or not wanted:
+        raise BadUserInput(f"relations must be some of {', '.join(LINEAGE_TYPES)}")
+    return "|".join(t for t in LINEAGE_TYPES if t in wanted)
+
+
+def check_depth(max_depth: int) -> LiteralString:
+    if not 1 <= max_depth <= MAX_DEPTH:
+        raise BadUserInput(f"maxDepth must be between 1 and {MAX_DEPTH} (got {max_depth})")
+    return DEPTHS[max_depth - 1]
+
+
+ASSERTION_MAP: LiteralString = (
+    "{child: a.key, parent: b.key, relation: type(r), page: r.page, line: r.line, "
+    "mechanism: r.mechanism, text: r.text, introduced_by: r.introduced_by}")
+
+
+def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
+    """Reached works with their BFS depth, then every assertion touching the reached set on
+    the traversed side (assertions leaving the set show that the depth bound cut it)."""
+    step: LiteralString = ("-[:" + types + "]->" if up else "<-[:" + types + "]-")
+    edge: LiteralString = ("(a:Page {key: k})-[r:" + types + "]->(b:Page)" if up
+                           else "(b:Page {key: k})<-[r:" + types + "]-(a:Page)")
+    return (
+        "MATCH (root:Page {key: $key}) "
+        "CALL (root) { MATCH path = ANY SHORTEST (root)" + step + "{1," + depth + "}(p:Page) "
+        "  WHERE p <> root RETURN collect({page: " + PAGE_PROJECTION + ", "
+        "  depth: length(path)}) AS found } "
+        "WITH found, [root.key] + [f IN found | f.page.key] AS keys "
+        "CALL (keys) { UNWIND keys AS k MATCH " + edge + " "
+        "  RETURN collect(" + ASSERTION_MAP + ") AS assertions } "
+        "RETURN found, assertions")
+
+
+REACH: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
+
+
+def _reach(ctx: GraphContext, key: str, types: LiteralString, depth: LiteralString,
+           up: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    query = REACH.get((types, depth, up))
+    if query is None:
+        query = REACH.setdefault((types, depth, up), _reach_query(types, depth, up))
+    rows = ctx.read(query, key=key)
+    if not rows:
+        return [], []
+    return rows[0]["found"], rows[0]["assertions"]
+
+
+def group_edges(assertions: Iterable[dict[str, Any]]) -> list[LineageEdgeRecord]:
+    """One edge per (child, parent, relation); its assertions ordered by page and line."""
+    grouped: dict[tuple[str, str, str], list[Provenance]] = defaultdict(list)
+    for a in assertions:
+        grouped[(a["child"], a["parent"], a["relation"])].append(Provenance.model_validate(a))
+    return [LineageEdgeRecord(child=c, parent=p, relation=r, provenance=sorted(
+                prov, key=lambda x: (x.page or "", x.line or 0, x.mechanism or "")))
+            for (c, p, r), prov in sorted(grouped.items())]
+
+
+def order_by_year(pages: Sequence[PageRecord],
+                  edges: Iterable[LineageEdgeRecord]) -> list[PageRecord]:
+    """Year order (undated last); within one year parents come before the works that build on
+    them (ties and cycles by key), so a chain reads in the order it was built."""
+    by_year: dict[int | None, list[PageRecord]] = defaultdict(list)
+    for p in pages:
+        by_year[p.year].append(p)
+    parents: dict[str, set[str]] = defaultdict(set)
+    for e in edges:
+        if e.child != e.parent:
+            parents[e.child].add(e.parent)
+    ordered: list[PageRecord] = []
+    for year in sorted(by_year, key=lambda y: (y is None, y or 0)):
+        group = {p.key: p for p in by_year[year]}
+        waiting = {k: {q for q in parents[k] if q in group} for k in group}
+        while waiting:
+            ready = sorted(k for k, ps in waiting.items() if not ps) or [min(waiting)]
+            for k in ready:
+                ordered.append(group[k])
+                del waiting[k]
+            for ps in waiting.values():
+                ps.difference_update(ready)
+    return ordered
+
+
+def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCESTORS,
+            relations: Iterable[str] | None = None,
+            max_depth: int = DEFAULT_DEPTH) -> LineageResult | None:
+    """The lineage of the page `key` (None if there is no such page)."""
+    types, depth = relation_types(relations), check_depth(max_depth)
+    sides = {Direction.ANCESTORS: [True], Direction.DESCENDANTS: [False],
+             Direction.BOTH: [True, False]}[direction]
+    root = pages_by_keys(ctx, [key]).get(key)
+    if root is None:
+        return None
+    nodes: dict[str, LineageNodeRecord] = {
+        key: LineageNodeRecord(page=root, depth=0, side="root")}
+    assertions: list[dict[str, Any]] = []
+    truncated = False
+    for up in sides:
+        found, found_assertions = _reach(ctx, key, types, depth, up)
+        for f in found:
+            page = PageRecord.from_row(f["page"])
+            if page.key not in nodes:
+                nodes[page.key] = LineageNodeRecord(
+                    page=page, depth=f["depth"], side="ancestor" if up else "descendant")
+        inside = {f["page"]["key"] for f in found} | {key}
+        for a in found_assertions:
+            if a["child"] in inside and a["parent"] in inside:
+                assertions.append(a)
+            else:
+                truncated = True
+    edges = group_edges(assertions)
+    order = order_by_year([n.page for n in nodes.values()], edges)
+    return LineageResult(root=root, nodes=[nodes[p.key] for p in order], edges=edges,
+                         truncated=truncated)
+
+
+def paths(ctx: GraphContext, source: str, target: str, relations: Iterable[str] | None = None,
+          max_depth: int = DEFAULT_DEPTH, limit: int = 10) -> PathsResult | None:
+    """Simple lineage paths between two works (either may be the ancestor), shortest first,
+    at most `limit`; None if either page is missing."""
+    if not 1 <= limit <= MAX_PATHS:
+        raise BadUserInput(f"`first` must be between 1 and {MAX_PATHS} (got {limit})")
+    for child, parent, source_is_ancestor in ((target, source, True),
+                                              (source, target, False)):
+        result = lineage(ctx, child, Direction.ANCESTORS, relations, max_depth)
+        if result is None:
+            return None
+        pages = {n.page.key: n.page for n in result.nodes}
+        if parent in pages and parent != child:
+            found, cut = _simple_paths(child, parent, result.edges, max_depth, limit)
+            if source_is_ancestor:
+                found = [LineagePathRecord(nodes=p.nodes[::-1], edges=p.edges[::-1])
+                         for p in found]
+            return PathsResult(source=pages[source], target=pages[target],
+                               source_is_ancestor=source_is_ancestor, paths=found,
+                               pages=pages, truncated=cut or result.truncated)
+    both = _endpoints(ctx, source, target)
+    if both is None:
+        return None
+    return PathsResult(source=both[0], target=both[1], source_is_ancestor=None, paths=[],
+                       pages={}, truncated=False)
+
+
+def _endpoints(ctx: GraphContext, source: str,
+               target: str) -> tuple[PageRecord, PageRecord] | None:
+    found = pages_by_keys(ctx, [source, target])
+    if source not in found or target not in found:
+        return None
+    return found[source], found[target]
+
+
+def _simple_paths(child: str, parent: str, edges: list[LineageEdgeRecord], max_depth: int,
+                  limit: int) -> tuple[list[LineagePathRecord], bool]:
+    """Simple paths child -> ... -> parent, by length then keys; pruned by the distance to
+    `parent`, and stopped (truncated) after PATH_SEARCH_BUDGET extensions."""
+    out: dict[str, list[LineageEdgeRecord]] = defaultdict(list)
+    back: dict[str, list[str]] = defaultdict(list)
+    for e in edges:
+        if e.child != e.parent:
+            out[e.child].append(e)
+            back[e.parent].append(e.child)
+    dist = {parent: 0}
+    queue = deque([parent])
+    while queue:  # BFS backwards: how far each work is from `parent`
+        node = queue.popleft()
+        for c in back[node]:
+            if c not in dist:
+                dist[c] = dist[node] + 1
+                queue.append(c)
+    found: list[LineagePathRecord] = []
+    budget = PATH_SEARCH_BUDGET
+    for length in range(dist.get(child, max_depth + 1), max_depth + 1):
+        stack: list[tuple[str, list[str], list[LineageEdgeRecord]]] = [(child, [child], [])]
+        level: list[LineagePathRecord] = []
+        while stack:
+            budget -= 1
+            if budget < 0:
+                return _first(found + level, limit), True
+            node, trail, used = stack.pop()
+            if node == parent:
+                if len(used) == length:
+                    level.append(LineagePathRecord(nodes=trail, edges=used))
+                continue
+            for e in out[node]:
+                nxt = e.parent
+                if nxt in dist and nxt not in trail and len(used) + 1 + dist[nxt] <= length:
+                    stack.append((nxt, [*trail, nxt], [*used, e]))
+        found += sorted(level, key=lambda p: p.nodes)
+        if len(found) >= limit:
+            break
+    return _first(found, limit), False
+
+
+def _first(found: list[LineagePathRecord], limit: int) -> list[LineagePathRecord]:
+    return sorted(found, key=lambda p: (len(p.edges), p.nodes))[:limit]
+
+
+EDGES_OF: dict[bool, LiteralString] = {
+    True: ("UNWIND $keys AS k MATCH (a:Page {key: k})-[r:" + "|".join(LINEAGE_TYPES)
+           + "]->(b:Page) RETURN k AS key, collect(" + ASSERTION_MAP + ") AS assertions"),
+    False: ("UNWIND $keys AS k MATCH (b:Page {key: k})<-[r:" + "|".join(LINEAGE_TYPES)
+            + "]-(a:Page) RETURN k AS key, collect(" + ASSERTION_MAP + ") AS assertions"),
+}
+
+
+def edges_of(ctx: GraphContext, keys: list[str],
+             up: bool) -> dict[str, list[LineageEdgeRecord]]:
+    """Direct lineage edges of many works in one round trip: to their parents (`up`) or from
+    the works that build on them."""
+    return {r["key"]: group_edges(r["assertions"]) for r in ctx.read(EDGES_OF[up], keys=keys)}
+
+
+TIMELINE: LiteralString = (
+    "MATCH (c:Page {key: $key}) "
+    "CALL (c) { MATCH (c)<-[:ABOUT]-(p:Page) RETURN p, 'related' AS via UNION "
+    "  MATCH (c)-[:LINKS_TO {field: 'sources'}]->(p:Source) RETURN p, 'sources' AS via } "
+    "WITH p, collect(DISTINCT via) AS via "
+    "RETURN " + PAGE_PROJECTION + " AS page, via "
+    "ORDER BY coalesce(p.year, 1000000), coalesce(p.date_published, date('9999-12-31')), p.key")
+
+
+def timeline(ctx: GraphContext, concept_key: str) -> list[TimelineEntry]:
+    """The works on a concept, oldest first (same definition as the `concept` page filter)."""
+    return [TimelineEntry(page=PageRecord.from_row(r["page"]), via=sorted(r["via"]))
+            for r in ctx.read(TIMELINE, key=concept_key)]

@@ -1,0 +1,280 @@
+"""Page reads: lookup by key/title/alias, Dataview-style filtered and sorted lists with keyset
+cursors, and batch loaders (one round trip for many pages) for the API's DataLoaders."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Any, LiteralString
+
+from pydantic import BaseModel, model_validator
+
+from loaders.errors import BadUserInput, NotFound
+from loaders.records import PageKind
+from queries.base import GraphContext
+from queries.common import PAGE_PROJECTION, PageRecord, Row, clean_name, folded, native
+from queries.paging import Slice, check_first, decode_cursor, encode_cursor
+
+# -- lookup ------------------------------------------------------------------------------------
+
+# Exact key first, then a folded title, then any folded name (alias); ties by key.
+FIND_PAGE: LiteralString = (
+    "MATCH (p:Page) WHERE p.key = $key OR $name IN p.names_folded "
+    "WITH p, CASE WHEN p.key = $key THEN 0 "
+    "  WHEN $name = toLower(coalesce(p.title, '')) THEN 1 ELSE 2 END AS rank "
+    "ORDER BY rank, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
+
+PAGES_BY_KEYS: LiteralString = (
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")
+
+BODIES: LiteralString = (
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN p.key AS key, p.body AS body")
+
+
+def find_page(ctx: GraphContext, name: str) -> PageRecord | None:
+    """The page called `name` (file stem, title or alias, as Obsidian resolves it), or None."""
+    key = clean_name(name)
+    if not key:
+        raise BadUserInput("a page name must not be empty")
+    rows = ctx.read(FIND_PAGE, key=key, name=folded(key))
+    return PageRecord.from_row(rows[0]["page"]) if rows else None
+
+
+def get_page(ctx: GraphContext, name: str) -> PageRecord:
+    """Like `find_page`, but a missing page is a NotFound naming what was asked for."""
+    page = find_page(ctx, name)
+    if page is None:
+        raise NotFound(f"no page is called {name!r} (tried file stem, title and aliases)")
+    return page
+
+
+def pages_by_keys(ctx: GraphContext, keys: list[str]) -> dict[str, PageRecord]:
+    """Pages by exact key; missing keys are absent from the result."""
+    rows = ctx.read(PAGES_BY_KEYS, keys=keys)
+    return {r["page"]["key"]: PageRecord.from_row(r["page"]) for r in rows}
+
+
+def bodies(ctx: GraphContext, keys: list[str]) -> dict[str, str]:
+    """Markdown bodies by key: fetched separately so lists do not carry them."""
+    return {r["key"]: r["body"] or "" for r in ctx.read(BODIES, keys=keys)}
+
+
+# -- filtered, sorted, paginated lists ------------------------------------------------------------
+
+class SortField(StrEnum):
+    KEY = "key"
+    TITLE = "title"
+    YEAR = "year"
+    CREATED = "created"
+    UPDATED = "updated"
+
+
+class PageFilter(BaseModel):
+    """What Dataview users filter by (`FROM #tag WHERE year >= 2020 ...`). Names (author,
+    concept) may be key, title or alias; all given conditions must hold."""
+
+    kinds: list[PageKind] | None = None
+    tag: str | None = None
+    year_from: int | None = None
+    year_to: int | None = None
+    venue: str | None = None
+    author: str | None = None
+    concept: str | None = None
+    has_dangling: bool | None = None
+    updated_since: dt.date | None = None
+    status: str | None = None
+
+    @model_validator(mode="after")
+    def _years_in_order(self) -> PageFilter:
+        if (self.year_from is not None and self.year_to is not None
+                and self.year_from > self.year_to):
+            raise BadUserInput(f"yearFrom {self.year_from} is after yearTo {self.year_to}")
+        return self
+
+    def params(self) -> dict[str, Any]:
+        tag = self.tag.strip().lstrip("#") if self.tag else None
+        return {
+            "kinds": [k.value for k in self.kinds] if self.kinds else None,
+            "tag": tag or None, "year_from": self.year_from, "year_to": self.year_to,
+            "venue": self.venue.strip().lower() if self.venue else None,
+            "author": folded(self.author) if self.author else None,
+            "concept": folded(self.concept) if self.concept else None,
+            "has_dangling": self.has_dangling, "updated_since": self.updated_since,
+            "status": self.status,
+        }
+
+
+# The works on a concept: sources that name it in `related:` (ABOUT), or that the concept page
+# lists in its own `sources:`. The timeline and the `concept` filter use this same definition.
+WORKS_ON_CONCEPT: LiteralString = (
+    "EXISTS { MATCH (p)-[:ABOUT]->(c:Page) WHERE $concept IN c.names_folded } "
+    "OR EXISTS { MATCH (c:Concept)-[:LINKS_TO {field: 'sources'}]->(p) "
+    "WHERE $concept IN c.names_folded }")
+
+PAGE_FILTER: LiteralString = (
+    "($kinds IS NULL OR p.kind IN $kinds) "
+    "AND ($tag IS NULL OR any(t IN coalesce(p.tags, []) "
+    "  WHERE t = $tag OR t STARTS WITH $tag + '/')) "
+    "AND ($year_from IS NULL OR p.year >= $year_from) "
+    "AND ($year_to IS NULL OR p.year <= $year_to) "
+    "AND ($venue IS NULL OR EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v:Venue) "
+    "  WHERE toLower(v.name) = $venue }) "
+    "AND ($author IS NULL OR EXISTS { MATCH (p)-[:AUTHORED_BY]->(a:Page) "
+    "  WHERE $author IN a.names_folded }) "
+    "AND ($concept IS NULL OR " + WORKS_ON_CONCEPT + ") "
+    "AND ($has_dangling IS NULL OR (coalesce(p.dangling_count, 0) > 0) = $has_dangling) "
+    "AND ($updated_since IS NULL OR p.updated >= $updated_since) "
+    "AND ($status IS NULL OR p.status = $status) ")
+
+COUNT_PAGES: LiteralString = "MATCH (p:Page) WHERE " + PAGE_FILTER + "RETURN count(p) AS n"
+
+# Sort expressions: nulls take a sentinel ($nulls) so they sort last in either direction and
+# the keyset comparison never meets a null.
+SORT_EXPRESSIONS: dict[SortField, LiteralString] = {
+    SortField.KEY: "p.key",
+    SortField.TITLE: "toLower(coalesce(p.title, p.key))",
+    SortField.YEAR: "coalesce(p.year, $nulls)",
+    SortField.CREATED: "coalesce(p.created, $nulls)",
+    SortField.UPDATED: "coalesce(p.updated, $nulls)",
+}
+NULLS: dict[SortField, tuple[Any, Any]] = {  # (ascending, descending)
+    SortField.YEAR: (10**6, -(10**6)),
+    SortField.CREATED: (dt.date.max, dt.date.min),
+    SortField.UPDATED: (dt.date.max, dt.date.min),
+}
+DATE_FIELDS = {SortField.CREATED, SortField.UPDATED}
+
+
+def _list_query(expr: LiteralString, descending: bool) -> LiteralString:
+    after: LiteralString = (
+        "sv < $after_value OR (sv = $after_value AND p.key < $after_key)" if descending
+        else "sv > $after_value OR (sv = $after_value AND p.key > $after_key)")
+    order: LiteralString = "DESC" if descending else "ASC"
+    return ("MATCH (p:Page) WHERE " + PAGE_FILTER + "WITH p, " + expr + " AS sv "
+            "WHERE $after_key IS NULL OR " + after + " "
+            "RETURN " + PAGE_PROJECTION + " AS page, sv "
+            "ORDER BY sv " + order + ", p.key " + order + " LIMIT $limit")
+
+
+LIST_PAGES: dict[tuple[SortField, bool], LiteralString] = {
+    (f, d): _list_query(expr, d) for f, expr in SORT_EXPRESSIONS.items() for d in (False, True)}
+
+
+def list_pages(ctx: GraphContext, where: PageFilter, sort: SortField = SortField.KEY,
+               descending: bool = False, first: int = 20,
+               after: str | None = None) -> Slice[PageRecord]:
+    """Pages matching `where`, sorted (ties by key), `first` of them after cursor `after`."""
+    check_first(first)
+    sort_name = f"pages:{sort.value}:{'desc' if descending else 'asc'}"
+    after_value: Any = None
+    after_key: str | None = None
+    if after:
+        after_value, after_key = decode_cursor(after, sort_name)
+        if sort in DATE_FIELDS:
+            try:
+                after_value = dt.date.fromisoformat(str(after_value))
+            except ValueError:
+                raise BadUserInput("`after` is not a cursor this API returned") from None
+    nulls = NULLS.get(sort, (None, None))[1 if descending else 0]
+    rows = ctx.read(LIST_PAGES[(sort, descending)], **where.params(), nulls=nulls,
+                    after_value=after_value, after_key=after_key, limit=first + 1)
+    items = [PageRecord.from_row(r["page"]) for r in rows[:first]]
+    cursors = [encode_cursor(sort_name, native(r["sv"]), r["page"]["key"])
+               for r in rows[:first]]
+    return Slice[PageRecord](items=items, cursors=cursors, has_next=len(rows) > first)
+
+
+def count_pages(ctx: GraphContext, where: PageFilter) -> int:
+    """How many pages match `where` (for `totalCount`, asked only when selected)."""
+    return int(ctx.read(COUNT_PAGES, **where.params())[0]["n"])
+
+
+# -- batch loaders: one round trip for many pages -----------------------------------------------
+
+class Relation(StrEnum):
+    """Page-to-page neighbourhoods the API exposes; each maps to one allow-listed pattern."""
+
+    AUTHORS = "authors"
+    PAPERS_AUTHORED = "papers_authored"
+    AFFILIATIONS = "affiliations"
+    MEMBERS = "members"
+    PART_OF = "part_of"
+    PARTS = "parts"
+    DEVELOPERS = "developers"
+    DEVELOPED = "developed"
+    CONCEPTS = "concepts"
+    WORKS = "works"
+    LINKS_TO = "links_to"
+    LINKED_FROM = "linked_from"
+
+
+# `s` is the page asked about, `p` the neighbour; `ord` orders neighbours (then key).
+RELATION_PATTERNS: dict[Relation, tuple[LiteralString, LiteralString]] = {
+    Relation.AUTHORS: ("MATCH (s)-[r:AUTHORED_BY]->(p:Page)", "min(r.position)"),
+    Relation.PAPERS_AUTHORED: ("MATCH (s)<-[:AUTHORED_BY]-(p:Page)", "coalesce(p.year, 0)"),
+    Relation.AFFILIATIONS: ("MATCH (s)-[:AFFILIATED_WITH]->(p:Page)", "0"),
+    Relation.MEMBERS: ("MATCH (s)<-[:AFFILIATED_WITH]-(p:Page)", "0"),
+    Relation.PART_OF: ("MATCH (s)-[:PART_OF]->(p:Page)", "0"),
+    Relation.PARTS: ("MATCH (s)<-[:PART_OF]-(p:Page)", "0"),
+    Relation.DEVELOPERS: ("MATCH (s)-[:DEVELOPED_BY]->(p:Page)", "0"),
+    Relation.DEVELOPED: ("MATCH (s)<-[:DEVELOPED_BY]-(p:Page)", "0"),
+    Relation.CONCEPTS: ("MATCH (s)-[:ABOUT]->(p:Page)", "0"),
+    Relation.WORKS: ("CALL (s) { MATCH (s)<-[:ABOUT]-(p:Page) RETURN p UNION "
+                     "MATCH (s)-[:LINKS_TO {field: 'sources'}]->(p:Source) RETURN p }",
+                     "coalesce(p.year, 0)"),
+    Relation.LINKS_TO: ("MATCH (s)-[r:LINKS_TO]->(p:Page) WHERE p <> s", "min(r.line)"),
+    Relation.LINKED_FROM: ("MATCH (s)<-[:LINKS_TO]-(p:Page) WHERE p <> s", "0"),
+}
+
+
+def _related_query(pattern: LiteralString, order: LiteralString) -> LiteralString:
+    return ("UNWIND $keys AS k MATCH (s:Page {key: k}) " + pattern + " "
+            "WITH k, p, " + order + " AS ord ORDER BY ord, p.key "
+            "RETURN k AS key, collect(" + PAGE_PROJECTION + ") AS pages")
+
+
+RELATED: dict[Relation, LiteralString] = {
+    rel: _related_query(*parts) for rel, parts in RELATION_PATTERNS.items()}
+
+
+def related(ctx: GraphContext, relation: Relation,
+            keys: list[str]) -> dict[str, list[PageRecord]]:
+    """Neighbours of many pages over one relation, in one round trip; pages without
+    neighbours are absent."""
+    rows = ctx.read(RELATED[relation], keys=keys)
+    return {r["key"]: [PageRecord.from_row(p) for p in r["pages"]] for r in rows}
+
+
+# -- venues ------------------------------------------------------------------------------------
+
+class VenueRecord(Row):
+    name: str
+    paper_count: int = 0
+
+
+VENUES_OF: LiteralString = (
+    "UNWIND $keys AS k MATCH (:Page {key: k})-[:PUBLISHED_IN]->(v:Venue) "
+    "RETURN k AS key, v.name AS name")
+VENUES: LiteralString = (
+    "MATCH (v:Venue) WHERE $names IS NULL OR v.name IN $names "
+    "RETURN v.name AS name, COUNT { (v)<-[:PUBLISHED_IN]-() } AS paper_count ORDER BY name")
+VENUE_PAPERS: LiteralString = (
+    "UNWIND $names AS n MATCH (:Venue {name: n})<-[:PUBLISHED_IN]-(p:Page) "
+    "WITH n, p ORDER BY p.year, p.key RETURN n AS name, collect(" + PAGE_PROJECTION
+    + ") AS pages")
+
+
+def venues_of(ctx: GraphContext, keys: list[str]) -> dict[str, str]:
+    """Venue name of many pages (key -> name), in one round trip."""
+    return {r["key"]: r["name"] for r in ctx.read(VENUES_OF, keys=keys)}
+
+
+def venues(ctx: GraphContext, names: list[str] | None = None) -> list[VenueRecord]:
+    """Venues (all, or those named) with how many works were published there."""
+    return [VenueRecord.model_validate(r) for r in ctx.read(VENUES, names=names)]
+
+
+def venue_papers(ctx: GraphContext, names: list[str]) -> dict[str, list[PageRecord]]:
+    """Works published at many venues, by year, in one round trip."""
+    return {r["name"]: [PageRecord.from_row(p) for p in r["pages"]]
+            for r in ctx.read(VENUE_PAPERS, names=names)}
