@@ -99,6 +99,19 @@ def _progress() -> Progress:
                     MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
 
 
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+) -> None:
+    """Serve the GraphQL API at http://HOST:PORT/graphql (GraphiQL in a browser)."""
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port)
+
+
 def main() -> None:
     """Entry point: run the app; a VaultkgError becomes `error: ...` and exit code 1."""
     try:

@@ -432,6 +432,8 @@ class Claim(Node):
     metric: str | None
     value: float | None
     unit: str | None
+    qualifiers: list[str] = strawberry.field(
+        description="Model variants the statement names (GPT-175B, H100...).")
     assessment: str | None
     page_key: str | None
     subject_key: str | None
@@ -453,7 +455,7 @@ class Claim(Node):
 def claim(rec: cq.ClaimRecord) -> Claim:
     return Claim(id=global_id("Claim", rec.id), claim_id=rec.id, text=rec.text,
                  origin=rec.origin, line=rec.line, metric=rec.metric, value=rec.value,
-                 unit=rec.unit, assessment=rec.assessment, page_key=rec.page,
+                 unit=rec.unit, qualifiers=rec.qualifiers, assessment=rec.assessment, page_key=rec.page,
                  subject_key=rec.subject, introduced_by_key=rec.introduced_by)
 
 

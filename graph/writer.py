@@ -243,7 +243,8 @@ def claim_rows(claims: Iterable[ClaimRecord], _pages: set[str],
     return [{"id": c.id, "page": c.page, "subject": c.subject, "props": {
         "id": c.id, "text": c.text, "origin": c.origin, "page": c.page, "line": c.line,
         "subject": c.subject, "metric": c.metric, "value": c.value, "unit": c.unit,
-        "qualifiers": list(c.qualifiers), "assessment": c.assessment, "pages": list(c.pages), "introduced_by": c.introduced_by,
+        "qualifiers": list(c.qualifiers), "assessment": c.assessment, "pages": list(c.pages),
+        "introduced_by": c.introduced_by,
         "asserted_by": owner.get(c.id)}} for c in claims]
 
 

@@ -27,6 +27,7 @@ class ClaimRecord(Row):
     metric: str | None = None
     value: float | None = None
     unit: str | None = None
+    qualifiers: list[str] = []
     assessment: str | None = None
     pages: list[str] = []
     introduced_by: str | None = None

@@ -15,7 +15,7 @@ from loaders.numeric import detect_conflicts, numeric_claims, statements_in
 from loaders.records import PageKind
 from loaders.resolver import NameIndex, PageHeader
 from loaders.vault import load_vault
-from tests.vaults import S, SHARED_EXAMPLE
+from tests.vaults import SHARED_EXAMPLE, S
 
 
 def test_every_obsidian_link_form() -> None:
