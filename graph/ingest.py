@@ -12,6 +12,7 @@ import neo4j
 from pydantic import BaseModel
 
 from graph.connection import translate_errors
+from graph.lock import ingest_lock
 from graph.schema import ensure_schema
 from graph.writer import GraphWriter
 from loaders.records import Problem
@@ -22,7 +23,7 @@ TOTALS: LiteralString = (
     "CALL () { MATCH (:Page)-[r:LINKS_TO]->() RETURN count(r) AS links } "
     "CALL () { MATCH (:Page)-[r:LINKS_TO]->(:Dangling) RETURN count(r) AS dangling } "
     "CALL () { MATCH (e:LogEntry) RETURN count(e) AS log_entries } "
-    "CALL () { MATCH (n) RETURN count(n) AS nodes } "
+    "CALL () { MATCH (n) WHERE NOT n:IngestLock RETURN count(n) AS nodes } "
     "CALL () { MATCH ()-[r]->() RETURN count(r) AS relationships } "
     "RETURN pages, links, dangling, log_entries, nodes, relationships")
 
@@ -52,17 +53,21 @@ class IngestReport(BaseModel):
 
 def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = False,
            progress: Callable[[int, int], None] | None = None,
-           batch_size: int = 5000) -> IngestReport:
-    """Bring the graph in line with the vault at `path`, touching only what changed."""
+           batch_size: int = 5000, on_wait: Callable[[], None] | None = None) -> IngestReport:
+    """Bring the graph in line with the vault at `path`, touching only what changed. Concurrent
+    ingests into one database take turns (see `graph.lock`)."""
     started = time.perf_counter()
     ensure_schema(driver, database)
-    writer = GraphWriter(driver, database, batch_size=batch_size)
-    previous = {
-        row["key"]: PreviousPage(row["hash"], tuple(row["names"] or ()), row["kind"] or "")
-        for row in writer.previous_pages()
-    }
-    snapshot = load_vault(path, LoadOptions(previous=previous, force=force, progress=progress))
-    stats = writer.write(snapshot)
+    with ingest_lock(driver, database, on_wait=on_wait):
+        writer = GraphWriter(driver, database, batch_size=batch_size)
+        previous = {
+            row["key"]: PreviousPage(row["hash"] or "", tuple(row["names"] or ()),
+                                     row["kind"] or "")
+            for row in writer.previous_pages()
+        }
+        snapshot = load_vault(path, LoadOptions(previous=previous, force=force,
+                                                progress=progress))
+        stats = writer.write(snapshot)
     with translate_errors():
         records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
     totals = records[0].data()

@@ -26,6 +26,8 @@ STATEMENTS: tuple[LiteralString, ...] = (
     "FOR (c:Contradiction) REQUIRE c.id IS UNIQUE",
     "CREATE CONSTRAINT fold_id IF NOT EXISTS FOR (f:Fold) REQUIRE f.fold_id IS UNIQUE",
     "CREATE CONSTRAINT vault_root IF NOT EXISTS FOR (v:Vault) REQUIRE v.root IS UNIQUE",
+    # Makes concurrent MERGEs of the ingest lease meet on one node (graph/lock.py).
+    "CREATE CONSTRAINT ingest_lock_name IF NOT EXISTS FOR (l:IngestLock) REQUIRE l.name IS UNIQUE",
     "CREATE INDEX page_title IF NOT EXISTS FOR (p:Page) ON (p.title)",
     "CREATE INDEX page_kind IF NOT EXISTS FOR (p:Page) ON (p.kind)",
     "CREATE INDEX page_year IF NOT EXISTS FOR (p:Page) ON (p.year)",

@@ -105,6 +105,7 @@ class GraphWriter:
     def _remove_facts(self, keys: list[str]) -> None:
         for start in range(0, len(keys), self.batch_size):
             chunk = keys[start:start + self.batch_size]
+            self.run(w.CLEAR_HASHES, keys=chunk)
             for rel_type in ASSERTED_TYPES:
                 self.run(w.delete_asserted(rel_type), keys=chunk)
             self.run(w.DELETE_ASSERTED_NODES, keys=chunk)

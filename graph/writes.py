@@ -14,8 +14,11 @@ KIND_LABELS: dict[str, LiteralString] = {
 }
 ALL_KIND_LABELS: LiteralString = ":Source:Paper:Person:Organization:Product:Concept:Fold:Meta"
 
-PAGE_HASHES = "MATCH (p:Page) WHERE p.content_hash IS NOT NULL " \
+# Every page, with or without a hash: a page a crashed run created has none and is redone.
+PAGE_HASHES = "MATCH (p:Page) " \
     "RETURN p.key AS key, p.content_hash AS hash, p.names_folded AS names, p.kind AS kind"
+# Cleared before a page's facts are removed, so a run that dies midway redoes the page.
+CLEAR_HASHES = "UNWIND $keys AS k MATCH (p:Page {key: k}) SET p.content_hash = null"
 
 
 def upsert_pages(kind: str) -> LiteralString:

@@ -1,0 +1,76 @@
+"""A lease in the graph that serializes ingests: two `vaultkg ingest` runs against one database
+(from any machine) take turns instead of interleaving their writes. A crashed holder's lease
+expires; a live holder renews it from a background thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import neo4j
+
+from graph.connection import translate_errors
+from graph.errors import GraphError
+
+# Taking the node's write lock first (SET _touch) makes the reads that follow see the latest
+# committed owner, so two transactions cannot both find the lease free.
+ACQUIRE = (
+    "MERGE (l:IngestLock {name: $name}) SET l._touch = true "
+    "WITH l, (l.owner IS NULL OR l.owner = $owner OR l.expires < datetime()) AS free "
+    "SET l.owner = CASE WHEN free THEN $owner ELSE l.owner END, "
+    "    l.expires = CASE WHEN free THEN datetime() + duration({seconds: $ttl}) "
+    "                ELSE l.expires END "
+    "REMOVE l._touch RETURN free, l.owner AS owner")
+RENEW = (
+    "MATCH (l:IngestLock {name: $name, owner: $owner}) "
+    "SET l.expires = datetime() + duration({seconds: $ttl})")
+RELEASE = "MATCH (l:IngestLock {name: $name, owner: $owner}) DELETE l"
+
+
+@contextmanager
+def ingest_lock(driver: neo4j.Driver, database: str, *, name: str = "ingest",
+                ttl_s: int = 60, wait_s: float = 600.0,
+                on_wait: Callable[[], None] | None = None) -> Iterator[str]:
+    """Hold the ingest lease for the duration of the block; wait up to `wait_s` for it."""
+    owner = uuid.uuid4().hex
+    deadline = time.monotonic() + wait_s
+    announced = False
+    while True:
+        with translate_errors():
+            records, _, _ = driver.execute_query(ACQUIRE, name=name, owner=owner, ttl=ttl_s,
+                                                 database_=database)
+        if records and records[0]["free"]:
+            break
+        if time.monotonic() > deadline:
+            raise GraphError(f"another ingest has held the lock for over {wait_s:.0f} s; "
+                             "try again later")
+        if not announced and on_wait is not None:
+            on_wait()
+            announced = True
+        time.sleep(0.5)
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(ttl_s / 3):
+            try:
+                driver.execute_query(RENEW, name=name, owner=owner, ttl=ttl_s,
+                                     database_=database)
+            except neo4j.exceptions.Neo4jError:
+                continue
+            except neo4j.exceptions.DriverError:
+                continue
+
+    keeper = threading.Thread(target=renew, name="vaultkg-ingest-lease", daemon=True)
+    keeper.start()
+    try:
+        yield owner
+    finally:
+        stop.set()
+        keeper.join(timeout=5)
+        try:
+            driver.execute_query(RELEASE, name=name, owner=owner, database_=database)
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError):
+            pass  # the lease expires by itself
