@@ -4,6 +4,7 @@ expires; a live holder renews it from a background thread."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -55,13 +56,10 @@ def ingest_lock(driver: neo4j.Driver, database: str, *, name: str = "ingest",
 
     def renew() -> None:
         while not stop.wait(ttl_s / 3):
-            try:
+            with contextlib.suppress(neo4j.exceptions.Neo4jError,
+                                     neo4j.exceptions.DriverError):
                 driver.execute_query(RENEW, name=name, owner=owner, ttl=ttl_s,
                                      database_=database)
-            except neo4j.exceptions.Neo4jError:
-                continue
-            except neo4j.exceptions.DriverError:
-                continue
 
     keeper = threading.Thread(target=renew, name="vaultkg-ingest-lease", daemon=True)
     keeper.start()
@@ -70,7 +68,6 @@ def ingest_lock(driver: neo4j.Driver, database: str, *, name: str = "ingest",
     finally:
         stop.set()
         keeper.join(timeout=5)
-        try:
+        # If the release fails the lease simply expires.
+        with contextlib.suppress(neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError):
             driver.execute_query(RELEASE, name=name, owner=owner, database_=database)
-        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError):
-            pass  # the lease expires by itself

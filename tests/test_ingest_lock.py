@@ -12,8 +12,8 @@ import pytest
 
 from graph.errors import GraphError
 from graph.ingest import IngestReport, ingest
-from graph.schema import ensure_schema
 from graph.lock import ingest_lock
+from graph.schema import ensure_schema
 from tests import db as test_db
 from tests.graph_dump import diff, dump
 from tests.vaults import SHARED_EXAMPLE
@@ -45,9 +45,10 @@ def test_lock_makes_the_second_holder_wait(clean_db: neo4j.Driver, neo4j_databas
 
 
 def test_lock_gives_up_with_a_clear_error(clean_db: neo4j.Driver, neo4j_database: str) -> None:
-    with ingest_lock(clean_db, neo4j_database), pytest.raises(GraphError, match="another ingest"):
-        with ingest_lock(clean_db, neo4j_database, wait_s=1):
-            pass
+    with (ingest_lock(clean_db, neo4j_database),
+          pytest.raises(GraphError, match="another ingest"),
+          ingest_lock(clean_db, neo4j_database, wait_s=1)):
+        pass
 
 
 def test_two_concurrent_ingests_converge(clean_db: neo4j.Driver, neo4j_database: str,
@@ -58,7 +59,7 @@ def test_two_concurrent_ingests_converge(clean_db: neo4j.Driver, neo4j_database:
     def run() -> None:
         try:
             reports.append(ingest(clean_db, neo4j_database, SHARED_EXAMPLE))
-        except BaseException as exc:  # noqa: BLE001 - surfaced by the assert below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(2)]
