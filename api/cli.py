@@ -13,10 +13,11 @@ from typing import Annotated
 import neo4j
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from api import demo, fold_cli
+from api import demo, fold_cli, watch_cli
 from api.neo4j_cli import neo4j_app
 from graph.connection import create_driver, verify
 from graph.ingest import IngestReport, ingest
@@ -31,8 +32,9 @@ app = typer.Typer(name="vaultkg", help="Knowledge graph for LLM-maintained markd
 app.add_typer(neo4j_app, name="neo4j")
 demo.register(app)
 fold_cli.register(app)
-err = Console(stderr=True)
-out = Console()
+watch_cli.register(app)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
+out = Console(soft_wrap=True)
 
 
 @contextmanager
@@ -48,7 +50,7 @@ def connected(settings: Settings | None = None) -> Iterator[tuple[neo4j.Driver, 
 
 
 def _print_report(report: IngestReport, verbose: bool) -> None:
-    table = Table(title=f"ingested {report.vault}", show_header=False)
+    table = Table(title=escape(f"ingested {report.vault}"), show_header=False)
     for label, value in (
         ("pages", report.pages), ("links", report.links), ("dangling links", report.dangling),
         ("log entries", report.log_entries), ("nodes", report.nodes),
@@ -60,10 +62,10 @@ def _print_report(report: IngestReport, verbose: bool) -> None:
         table.add_row(label, str(value))
     out.print(table)
     for line in report.skipped:
-        err.print(f"[yellow]skipped[/]: {line}", highlight=False)
+        err.print(f"[yellow]skipped[/]: {escape(line)}")
     if verbose or len(report.problems) <= 20:
         for line in report.problems:
-            err.print(f"[yellow]warning[/]: {line}", highlight=False)
+            err.print(f"[yellow]warning[/]: {escape(line)}")
     else:
         err.print(f"[yellow]{len(report.problems)} warnings[/] (use --verbose to list them)")
 
@@ -117,7 +119,8 @@ def main() -> None:
     try:
         app()
     except VaultkgError as exc:
-        err.print(f"[red]error[/]: {exc}", highlight=False)
+        # One plain line, never wrapped or marked up: scripts grep it.
+        typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted")
