@@ -42,3 +42,13 @@ demo: venv
 
 bench: venv
 	$(VENV)/bin/python -m benchmarks.run
+
+# Rewrite api/schema.graphql from the code (tests/test_api_schema.py fails when it is stale).
+.PHONY: schema
+schema: venv
+	$(VENV)/bin/python -m api.schema
+
+# Rebuild the /ui/ pages from ui/ (npm + esbuild) into api/static/ui/, which is committed.
+.PHONY: ui
+ui:
+	cd ui && npm ci --no-audit --no-fund && npm run build

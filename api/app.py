@@ -15,7 +15,10 @@ from strawberry.fastapi import GraphQLRouter
 
 from api.auth import bearer_token, key_matches
 from api.context import ApiContext, CountingGraphContext
+from api.cypher_router import router as cypher_router
+from api.rdf_router import router as rdf_router
 from api.schema import schema
+from api.ui_router import ui_router
 from graph.connection import create_driver, verify
 from graph.settings import Settings, get_settings
 from loaders.errors import VaultkgError
@@ -65,4 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.include_router(health)
     app.include_router(graphql_router(settings))
+    app.include_router(cypher_router)
+    app.include_router(rdf_router)
+    app.include_router(ui_router)
     return app

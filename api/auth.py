@@ -8,7 +8,6 @@ import hmac
 from pathlib import Path
 from typing import Any
 
-import strawberry
 from starlette.requests import HTTPConnection
 from strawberry.permission import BasePermission
 from strawberry.types import Info
@@ -73,13 +72,3 @@ def confined_path(path: str, roots: list[Path]) -> Path:
             return resolved
     raise BadUserInput(f"{path} is outside the configured vault roots")
 
-
-def read_field(**kwargs: Any) -> Any:
-    """`strawberry.field` for a read at the top of the schema (Query): open unless the server
-    requires the key for reads. Every Query field uses it, including ones added later."""
-    return strawberry.field(permission_classes=[CanRead], **kwargs)
-
-
-def write_field(**kwargs: Any) -> Any:
-    """`strawberry.mutation` that needs the API key."""
-    return strawberry.mutation(permission_classes=[CanWrite], **kwargs)

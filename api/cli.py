@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from api import demo, fold_cli, watch_cli
+from api import demo, fold_cli, rdf_cli, watch_cli
 from api.neo4j_cli import neo4j_app
 from graph.connection import create_driver, verify
 from graph.ingest import IngestReport, ingest
@@ -33,6 +33,7 @@ app.add_typer(neo4j_app, name="neo4j")
 demo.register(app)
 fold_cli.register(app)
 watch_cli.register(app)
+rdf_cli.register(app)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 out = Console(soft_wrap=True)
 

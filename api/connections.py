@@ -8,6 +8,8 @@ from typing import Generic, TypeVar
 
 import strawberry
 
+from api.decorators import described
+
 T = TypeVar("T")
 
 
@@ -31,11 +33,11 @@ class Connection(Generic[T]):
     page_info: PageInfo
     count: strawberry.Private[Callable[[], Awaitable[int]] | None] = None
 
-    @strawberry.field(description="Items in the whole list (costs one more query).")
+    @described("Items in the whole list (costs one more query).")
     async def total_count(self) -> int | None:
         return await self.count() if self.count is not None else None
 
-    @strawberry.field(description="The nodes of `edges`, for clients that need no cursors.")
+    @described("The nodes of `edges`, for clients that need no cursors.")
     def nodes(self) -> list[T]:
         return [e.node for e in self.edges]
 

@@ -6,10 +6,8 @@ traces go to the server log, never to the client."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 from graphql import GraphQLError, GraphQLSyntaxError
-from strawberry.extensions import SchemaExtension
 
 from graph.errors import GraphError, GraphUnavailable
 from loaders.errors import VaultkgError
@@ -63,19 +61,13 @@ def log_unexpected(errors: list[GraphQLError]) -> None:
     """Log errors nobody raised on purpose, with their traceback (server side only)."""
     for error in errors:
         original = error.original_error
-        if original is not None and not isinstance(original, VaultkgError):
+        if original is not None and not isinstance(original, VaultkgError | GraphQLError):
             log.error("unexpected error at %s", error.path, exc_info=original)
         elif isinstance(original, GraphError | GraphUnavailable):
             log.warning("graph error at %s: %s", error.path, original)
 
 
-class ErrorCodes(SchemaExtension):
-    """Rewrites the errors of every result through `with_code` (after execution, so it sees
-    parse, validation and resolver errors alike)."""
 
-    def on_operation(self) -> Iterator[None]:
-        yield
-        result = self.execution_context.result
-        errors = getattr(result, "errors", None)
-        if result is not None and errors:
-            result.errors = [with_code(e) for e in errors]
+def with_codes(errors: list[GraphQLError] | None) -> list[GraphQLError] | None:
+    """Every error of a result through `with_code`."""
+    return [with_code(e) for e in errors] if errors else errors

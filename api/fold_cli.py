@@ -166,6 +166,10 @@ def _write(ctx: GraphContext, digest: FoldDigest, markdown: str, vault: Path,
     if log_path is None or not (root / log_path).is_file():
         raise BadUserInput(f"{root} does not hold the graph's log page ({log_path}); "
                            "pass the vault that was ingested")
+    owner = q.fold_node(ctx, digest.fold_id)
+    if owner is not None and owner.key != digest.fold_id:
+        raise BadUserInput(f"the page {owner.path or owner.key} already declares fold_id "
+                           f"{digest.fold_id}; not writing a second one")
     done = write_fold(vault, digest.fold_id, markdown, force)
     if not done.written:
         out.print(f"{done.relative} exists: nothing written (use --force to replace)",

@@ -8,7 +8,7 @@ from enum import Enum
 
 import strawberry
 
-from api.types import PageKind
+from loaders.records import PageKind
 from queries.pages import PageFilter as PageFilterModel
 from queries.pages import SortField
 

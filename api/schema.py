@@ -5,6 +5,7 @@ caches, error codes, a cost report). `python -m api.schema` rewrites api/schema.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,14 @@ from strawberry.extensions import (
     ValidationCache,
 )
 from strawberry.tools import merge_types
-from strawberry.types import ExecutionContext
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 
 from api.context import ApiContext
-from api.errors import ErrorCodes, log_unexpected
+from api.errors import log_unexpected, with_codes
 from api.fields.contradictions import ContradictionQueries
+from api.fields.diagrams import DiagramQueries
+from api.fields.folds import FoldQueries
 from api.fields.lineage import LineageQueries
 from api.fields.log import LogQueries
 from api.fields.pages import PageQueries
@@ -37,7 +41,7 @@ MAX_ALIASES = 100
 MAX_TOKENS = 5000
 SDL_PATH = Path(__file__).with_name("schema.graphql")
 
-# Extension point: each group is a @strawberry.type of Query fields (use auth.read_field).
+# Extension point: each group is a @strawberry.type of Query fields (use decorators.read_field).
 # To add fields (e.g. `fold(from:, to:, asOf:)`), write a group in api/fields/ and append it.
 QUERY_GROUPS: tuple[type, ...] = (
     PageQueries,
@@ -45,6 +49,8 @@ QUERY_GROUPS: tuple[type, ...] = (
     SearchQueries,
     ContradictionQueries,
     LogQueries,
+    FoldQueries,
+    DiagramQueries,
 )
 
 
@@ -59,7 +65,20 @@ class QueryCost(SchemaExtension):
 
 
 class VaultkgSchema(strawberry.Schema):
-    """Logs only unexpected errors (with traceback); user errors are not server problems."""
+    """Every result's errors carry `extensions.code` (api/errors.py decides which); only
+    unexpected errors are logged (with traceback): user errors are not server problems."""
+
+    async def execute(
+            self, query: str | None, variable_values: dict[str, Any] | None = None,
+            context_value: Any | None = None, root_value: Any | None = None,
+            operation_name: str | None = None,
+            allowed_operation_types: Iterable[OperationType] | None = None,
+            operation_extensions: dict[str, Any] | None = None) -> ExecutionResult:
+        result = await super().execute(query, variable_values, context_value, root_value,
+                                       operation_name, allowed_operation_types,
+                                       operation_extensions)
+        result.errors = with_codes(result.errors)
+        return result
 
     def process_errors(self, errors: list[GraphQLError],
                        execution_context: ExecutionContext | None = None) -> None:
@@ -72,7 +91,6 @@ def build_schema() -> strawberry.Schema:
         mutation=Mutation,
         types=CONCRETE_TYPES,
         extensions=[
-            ErrorCodes,
             partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
             partial(QueryDepthLimiter, max_depth=MAX_DEPTH),
             partial(MaxAliasesLimiter, max_alias_count=MAX_ALIASES),

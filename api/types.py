@@ -9,15 +9,15 @@ import binascii
 import datetime as dt
 from collections.abc import Iterable
 from enum import Enum
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 import strawberry
 from strawberry.types import Info
 
 from api.context import ApiContext
+from api.decorators import described
 from loaders.errors import BadUserInput
-from loaders.records import LineageRelation as LineageRelationValue
-from loaders.records import PageKind as PageKindValue
+from loaders.records import LineageRelation, PageKind
 from queries import contradictions as cq
 from queries import lineage as lq
 from queries import log as logq
@@ -27,10 +27,10 @@ from queries.pages import Relation
 Ctx = Info[ApiContext, None]
 T = TypeVar("T")
 
-PageKind = strawberry.enum(PageKindValue, name="PageKind",
-                           description="The typed label a page has besides Page.")
-LineageRelation = strawberry.enum(LineageRelationValue, name="LineageRelation",
-                                  description="Typed lineage edges, child -> parent.")
+# The loaders' enums are the GraphQL enums (registered here, used as annotations everywhere).
+strawberry.enum(PageKind, description="The typed label a page has besides Page.")
+strawberry.enum(LineageRelation, description="Typed lineage edges, child -> parent.")
+
 
 # -- global ids ------------------------------------------------------------------------------
 
@@ -73,19 +73,19 @@ class Page(Node):
     dangling_count: int = strawberry.field(description="Links that resolve to no page.")
     dangling: list[str] = strawberry.field(description="Names of the unresolved links.")
 
-    @strawberry.field(description="Markdown without frontmatter.")
+    @described("Markdown without frontmatter.")
     async def body(self, info: Ctx) -> str:
         return await info.context.loaders.bodies.load(self.key)
 
-    @strawberry.field(description="Pages this page links to (distinct, in link order).")
+    @described("Pages this page links to (distinct, in link order).")
     async def links_to(self, info: Ctx) -> list[Page]:
         return await _related(info, Relation.LINKS_TO, self.key)
 
-    @strawberry.field(description="Pages that link to this page.")
+    @described("Pages that link to this page.")
     async def linked_from(self, info: Ctx) -> list[Page]:
         return await _related(info, Relation.LINKED_FROM, self.key)
 
-    @strawberry.field(description="Log entries that name this page, oldest first.")
+    @described("Log entries that name this page, oldest first.")
     async def history(self, info: Ctx) -> list[PageHistoryEntry]:
         items = await info.context.loaders.history.load(self.key)
         info.context.spend(len(items))
@@ -105,20 +105,20 @@ class Work(Page):
         name = await info.context.loaders.venue_of.load(self.key)
         return Venue(id=global_id("Venue", name), name=name) if name else None
 
-    @strawberry.field(description="Authors with pages, in paper order.")
+    @described("Authors with pages, in paper order.")
     async def authors(self, info: Ctx) -> list[Person]:
         return _only(await _related(info, Relation.AUTHORS, self.key), Person)
 
-    @strawberry.field(description="Concepts from the work's `related:`.")
+    @described("Concepts from the work's `related:`.")
     async def concepts(self, info: Ctx) -> list[Concept]:
         return _only(await _related(info, Relation.CONCEPTS, self.key), Concept)
 
-    @strawberry.field(description="Direct lineage edges to the works this one builds on.")
+    @described("Direct lineage edges to the works this one builds on.")
     async def builds_on(self, info: Ctx) -> list[LineageEdge]:
         edges = await info.context.loaders.parents.load(self.key)
         return lineage_edges(info, edges)
 
-    @strawberry.field(description="Direct lineage edges from the works that build on this one.")
+    @described("Direct lineage edges from the works that build on this one.")
     async def built_upon_by(self, info: Ctx) -> list[LineageEdge]:
         edges = await info.context.loaders.children.load(self.key)
         return lineage_edges(info, edges)
@@ -136,44 +136,44 @@ class Source(Work):
 
 @strawberry.type
 class Person(Page):
-    @strawberry.field(description="Organizations from the person's `affiliation:`.")
+    @described("Organizations from the person's `affiliation:`.")
     async def affiliations(self, info: Ctx) -> list[Organization]:
         return _only(await _related(info, Relation.AFFILIATIONS, self.key), Organization)
 
-    @strawberry.field(description="Works that list this person in `authors:`, by year.")
+    @described("Works that list this person in `authors:`, by year.")
     async def works(self, info: Ctx) -> list[Work]:
         return _only(await _related(info, Relation.PAPERS_AUTHORED, self.key), Work)
 
 
 @strawberry.type
 class Organization(Page):
-    @strawberry.field(description="Organizations this one is `part_of`.")
+    @described("Organizations this one is `part_of`.")
     async def part_of(self, info: Ctx) -> list[Organization]:
         return _only(await _related(info, Relation.PART_OF, self.key), Organization)
 
-    @strawberry.field(description="Organizations that are `part_of` this one.")
+    @described("Organizations that are `part_of` this one.")
     async def parts(self, info: Ctx) -> list[Organization]:
         return _only(await _related(info, Relation.PARTS, self.key), Organization)
 
-    @strawberry.field(description="People affiliated with this organization.")
+    @described("People affiliated with this organization.")
     async def members(self, info: Ctx) -> list[Person]:
         return _only(await _related(info, Relation.MEMBERS, self.key), Person)
 
-    @strawberry.field(description="Products this organization develops.")
+    @described("Products this organization develops.")
     async def products(self, info: Ctx) -> list[Product]:
         return _only(await _related(info, Relation.DEVELOPED, self.key), Product)
 
 
 @strawberry.type
 class Product(Page):
-    @strawberry.field(description="Organizations or people from the product's `developer:`.")
+    @described("Organizations or people from the product's `developer:`.")
     async def developers(self, info: Ctx) -> list[Page]:
         return await _related(info, Relation.DEVELOPERS, self.key)
 
 
 @strawberry.type
 class Concept(Page):
-    @strawberry.field(description="Works on this concept (their `related:` or the concept's "
+    @described("Works on this concept (their `related:` or the concept's "
                                   "`sources:`), oldest first.")
     async def works(self, info: Ctx) -> list[Work]:
         return _only(await _related(info, Relation.WORKS, self.key), Work)
@@ -188,7 +188,7 @@ class Fold(Page):
     range_to: dt.date | None
     child_keys: list[str]
 
-    @strawberry.field(description="The log entries this fold folds, in fold order.")
+    @described("The log entries this fold folds, in fold order.")
     async def entries(self, info: Ctx) -> list[LogEntry]:
         entries = await info.context.loaders.fold_entries.load(self.key)
         info.context.spend(len(entries))
@@ -200,31 +200,45 @@ class Note(Page):
     pass
 
 
-WORK_KINDS = {PageKindValue.PAPER: Paper, PageKindValue.SOURCE: Source}
-SIMPLE_KINDS: dict[PageKindValue, type[Person | Organization | Product | Concept | Note]] = {
-    PageKindValue.PERSON: Person, PageKindValue.ORGANIZATION: Organization,
-    PageKindValue.PRODUCT: Product, PageKindValue.CONCEPT: Concept,
+WORK_KINDS = {PageKind.PAPER: Paper, PageKind.SOURCE: Source}
+SIMPLE_KINDS: dict[PageKind, type[Person | Organization | Product | Concept | Note]] = {
+    PageKind.PERSON: Person, PageKind.ORGANIZATION: Organization,
+    PageKind.PRODUCT: Product, PageKind.CONCEPT: Concept,
 }
+
+
+class _PageFields(TypedDict):
+    id: strawberry.ID
+    key: str
+    title: str
+    kind: PageKind
+    path: str | None
+    aliases: list[str]
+    tags: list[str]
+    status: str | None
+    created: dt.date | None
+    updated: dt.date | None
+    link_count: int
+    dangling_count: int
+    dangling: list[str]
 
 
 def page(rec: PageRecord) -> Page:
     """The concrete GraphQL type for a page record, chosen by its kind."""
     try:
-        kind = PageKindValue(rec.kind)
+        kind = PageKind(rec.kind)
     except ValueError:
-        kind = PageKindValue.NOTE
-    common = {
-        "id": global_id("Page", rec.key), "key": rec.key, "title": rec.title or rec.key,
-        "kind": kind, "path": rec.path, "aliases": rec.aliases, "tags": rec.tags,
-        "status": rec.status, "created": rec.created, "updated": rec.updated,
-        "link_count": rec.link_count, "dangling_count": rec.dangling_count,
-        "dangling": rec.dangling,
-    }
+        kind = PageKind.NOTE
+    common = _PageFields(
+        id=global_id("Page", rec.key), key=rec.key, title=rec.title or rec.key, kind=kind,
+        path=rec.path, aliases=rec.aliases, tags=rec.tags, status=rec.status,
+        created=rec.created, updated=rec.updated, link_count=rec.link_count,
+        dangling_count=rec.dangling_count, dangling=rec.dangling)
     if kind in WORK_KINDS:
         return WORK_KINDS[kind](**common, year=rec.year, url=rec.url or None,
                                 date_published=rec.date_published,
                                 source_type=rec.source_type)
-    if kind is PageKindValue.FOLD:
+    if kind is PageKind.FOLD:
         return Fold(**common, fold_id=rec.fold_id, level=rec.level,
                     entry_count=rec.entry_count, range_from=rec.range_from,
                     range_to=rec.range_to, child_keys=rec.child_keys)
@@ -252,7 +266,7 @@ async def page_by_key(info: Ctx, key: str | None) -> Page | None:
 class Venue(Node):
     name: str
 
-    @strawberry.field(description="Works published there, by year.")
+    @described("Works published there, by year.")
     async def works(self, info: Ctx) -> list[Work]:
         records = await info.context.loaders.venue_papers.load(self.name)
         info.context.spend(len(records))
@@ -294,7 +308,7 @@ class LogEntry(Node):
     bullets: list[LogBullet]
     block_ids: list[str]
 
-    @strawberry.field(description="Pages the entry names, with their roles.")
+    @described("Pages the entry names, with their roles.")
     async def touches(self, info: Ctx) -> list[LogTouch]:
         items = await info.context.loaders.touches.load(self.key)
         info.context.spend(len(items))
@@ -336,11 +350,11 @@ class Provenance:
     text: str | None
     introduced_by_key: str | None
 
-    @strawberry.field(description="The page that asserts the edge.")
+    @described("The page that asserts the edge.")
     async def page(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.page_key)
 
-    @strawberry.field(description="The log entry that introduced the assertion.")
+    @described("The log entry that introduced the assertion.")
     async def log_entry(self, info: Ctx) -> LogEntry | None:
         return await entry_by_key(info, self.introduced_by_key)
 
@@ -352,11 +366,11 @@ class LineageEdge:
     parent_key: str
     provenance: list[Provenance]
 
-    @strawberry.field(description="The work that builds on `parent`.")
+    @described("The work that builds on `parent`.")
     async def child(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.child_key)
 
-    @strawberry.field(description="The earlier work.")
+    @described("The earlier work.")
     async def parent(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.parent_key)
 
@@ -364,7 +378,7 @@ class LineageEdge:
 def lineage_edges(info: Ctx, edges: list[lq.LineageEdgeRecord]) -> list[LineageEdge]:
     info.context.spend(len(edges))
     return [LineageEdge(
-        relation=LineageRelationValue(e.relation), child_key=e.child, parent_key=e.parent,
+        relation=LineageRelation(e.relation), child_key=e.child, parent_key=e.parent,
         provenance=[Provenance(page_key=p.page, line=p.line, mechanism=p.mechanism,
                                text=p.text, introduced_by_key=p.introduced_by)
                     for p in e.provenance]) for e in edges]
@@ -439,11 +453,11 @@ class Claim(Node):
     subject_key: str | None
     introduced_by_key: str | None
 
-    @strawberry.field(description="The page the claim is stated in.")
+    @described("The page the claim is stated in.")
     async def page(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.page_key)
 
-    @strawberry.field(description="The page the claim is about.")
+    @described("The page the claim is about.")
     async def subject(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.subject_key)
 
@@ -455,8 +469,9 @@ class Claim(Node):
 def claim(rec: cq.ClaimRecord) -> Claim:
     return Claim(id=global_id("Claim", rec.id), claim_id=rec.id, text=rec.text,
                  origin=rec.origin, line=rec.line, metric=rec.metric, value=rec.value,
-                 unit=rec.unit, qualifiers=rec.qualifiers, assessment=rec.assessment, page_key=rec.page,
-                 subject_key=rec.subject, introduced_by_key=rec.introduced_by)
+                 unit=rec.unit, qualifiers=rec.qualifiers, assessment=rec.assessment,
+                 page_key=rec.page, subject_key=rec.subject,
+                 introduced_by_key=rec.introduced_by)
 
 
 @strawberry.type(description="One evidence line: `source` is a page key or a vault path.")
@@ -500,7 +515,7 @@ class Contradiction(Node):
     page_keys: list[str]
     introduced_by_key: str | None
 
-    @strawberry.field(description="The page that states the contradiction.")
+    @described("The page that states the contradiction.")
     async def page(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.page_key)
 
@@ -508,7 +523,7 @@ class Contradiction(Node):
     async def subject(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.subject_key)
 
-    @strawberry.field(description="Every page involved.")
+    @described("Every page involved.")
     async def pages(self, info: Ctx) -> list[Page]:
         info.context.spend(len(self.page_keys))
         found = await info.context.loaders.pages.load_many(self.page_keys)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
+from typing import Any
 
 from benchmarks import vocab as v
 
@@ -29,6 +30,7 @@ SIZES: dict[str, int] = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
 DEFAULT_SEED = 7
 VAULTS_DIR = Path(__file__).resolve().parent / "vaults"
 MARKER = ".vaultkg-bench.json"
+VERSION = 2  # bump when the output changes, so cached vaults are regenerated
 START = dt.date(2022, 1, 3)
 MIN_LINKS = 5
 PLAIN = re.compile(r"^[A-Za-z][A-Za-z\-_]*$|^[\u3040-\u30ff\u4e00-\u9fff]+$")
@@ -262,7 +264,7 @@ class _Vault:
                   + [("concept", i) for i in range(c.concepts)]
                   + [("product", i) for i in range(c.products)])
         rng.shuffle(others)
-        refs: list[tuple[str, int]] = [("org", i) for i in range(c.orgs)]
+        refs: list[tuple[str, int]] = [("setup", 0)] + [("org", i) for i in range(c.orgs)]
         paper_i, other_i = 0, 0
         while paper_i < c.papers or other_i < len(others):
             left_p, left_o = c.papers - paper_i, len(others) - other_i
@@ -275,8 +277,8 @@ class _Vault:
         entries: list[Entry] = []
         lints = 0
         for n, ref in enumerate(refs, start=1):
-            entries.append(Entry({"paper": "ingest-paper", "concept": "create-concept"}.get(
-                ref[0], "create-entity"), ref))
+            entries.append(Entry({"paper": "ingest-paper", "concept": "create-concept",
+                                  "setup": "tooling"}.get(ref[0], "create-entity"), ref))
             if n % 97 == 0:
                 entries.append(self._lint(lints, entries))
                 lints += 1
@@ -328,7 +330,7 @@ class _Vault:
     # -- names of things -------------------------------------------------------------------
 
     def fold_id(self, number: int) -> str:
-        entry, covered = self.folds[number]
+        _, covered = self.folds[number]
         n = len(covered)
         return (f"fold-k{max(n.bit_length() - 1, 0)}-from-{covered[0].date}-to-"
                 f"{covered[-1].date}-n{n}")
@@ -339,6 +341,8 @@ class _Vault:
             return self.papers[i].alias
         if kind == "fold":
             return self.fold_id(i)
+        if kind == "setup":
+            return "index"
         names = {"person": self.persons, "org": self.orgs, "concept": self.concepts,
                  "product": self.products}
         return names[kind][i]
@@ -481,7 +485,8 @@ class _Renderer:
                              f"The design follows prior work [improves_on:: "
                              f"[[{vt.papers[q].alias}]]].")
         if not p.parents:
-            lines.append("先行研究のページはまだない。" if ja else "No prior work in the vault yet.")
+            lines.append("先行研究のページはまだない。" if ja else
+                         "No prior work in the vault yet.")
         lines += ["", "## 関連" if ja else "## Related", ""]
         related = [("- 概念: " if ja else "- Concepts: ") + _links(concepts),
                    ("- 人物: " if ja else "- People: ")
@@ -692,6 +697,10 @@ class _Renderer:
                           "`[!contradiction]` callout を追加し本文を訂正",
                           f"- Key insight: 誤読の割合は全体の {rng.randint(1, 9)}% 程度。 "
                           f"^{entry.block}", ""]
+            elif kind == "setup":
+                lines += [f"## [{entry.date}] tooling | vault setup",
+                          "- Pages created: [[index]], [[hot]], [[overview]]",
+                          "- Notes: 初期構成（log は追記専用、新しいエントリが上）", ""]
             elif kind == "fold":
                 fold_id = vt.fold_id(i)
                 lines += [f"## [{entry.date}] fold | {fold_id}",
@@ -738,7 +747,7 @@ class _Renderer:
 
     def ledger(self) -> str:
         vt, rng = self.v, self.rng
-        claims = []
+        claims: list[dict[str, Any]] = []
         count = max(5, len(vt.papers) // 100)
         for n in range(count):
             p = vt.papers[(n * 7919) % len(vt.papers)]
@@ -797,15 +806,19 @@ def generate(pages: int, out: Path, seed: int = DEFAULT_SEED) -> Path:
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="\n")
-    marker.write_text(json.dumps({"pages": pages, "seed": seed}) + "\n", encoding="utf-8")
+    marker.write_text(json.dumps(_marker(pages, seed)) + "\n", encoding="utf-8")
     return out
+
+
+def _marker(pages: int, seed: int) -> dict[str, int]:
+    return {"pages": pages, "seed": seed, "version": VERSION}
 
 
 def ensure_vault(pages: int, seed: int = DEFAULT_SEED, root: Path = VAULTS_DIR) -> Path:
     """The vault for (pages, seed) under `root`, generated only if it is not there yet."""
     out = root / f"n{pages}-s{seed}"
     marker = out / MARKER
-    if marker.exists() and json.loads(marker.read_text()) == {"pages": pages, "seed": seed}:
+    if marker.exists() and json.loads(marker.read_text()) == _marker(pages, seed):
         return out
     return generate(pages, out, seed)
 

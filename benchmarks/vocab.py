@@ -30,7 +30,8 @@ JA_SURNAME = (
     "村上", "遠藤", "青木", "坂本", "斉藤", "福田", "太田", "西村", "藤井", "道下",
 )
 JA_GIVEN = (
-    "健一", "誠", "大輔", "翔太", "拓也", "直樹", "和也", "亮", "達也", "隆", "浩二", "幹也", "美咲",
+    "健一", "誠", "大輔", "翔太", "拓也", "直樹", "和也", "亮", "達也", "隆", "浩二", "幹也",
+    "美咲",
     "陽子", "由美", "恵", "彩", "真由美", "花子", "愛", "優子", "智子", "裕子", "明美", "結衣",
     "蓮", "湊", "陽翔", "悠真", "颯太", "葵", "凛", "陽菜", "芽依", "さくら", "大和", "一郎",
 )
@@ -100,7 +101,8 @@ VENUES = (
     "OSDI", "SOSP", "NSDI", "EuroSys", "ATC", "MLSys", "NeurIPS", "ICML", "ICLR", "SC", "VLDB",
     "KDD", "ASPLOS", "SIGCOMM", "PPoPP", "arXiv", "arXiv", "arXiv",
 )
-METRICS_JA = ("スループット", "遅延", "メモリ", "帯域", "TTFT", "JCT", "訓練時間", "通信量", "コスト")
+METRICS_JA = ("スループット", "遅延", "メモリ", "帯域", "TTFT", "JCT", "訓練時間", "通信量",
+              "コスト")
 METRICS_EN = ("throughput", "latency", "memory", "bandwidth", "TTFT", "JCT", "training time",
               "communication", "cost")
 TAGS = ("分散学習", "推論サービング", "スケジューリング", "ネットワーク", "メモリ最適化",
@@ -138,7 +140,8 @@ EN_CLAIM = (
     "Improves {m} by {x}x.", "Reduces {m} by {p}%.", "On {n} GPUs, {m} improves {x}x.",
     "Keeps the {m} overhead under {p}%.",
 )
-JA_PERSON = ("{org} 所属（引用論文の当時）。{c1} の研究者。", "{org} で {c1} と {c2} を研究している。")
+JA_PERSON = ("{org} 所属（引用論文の当時）。{c1} の研究者。",
+             "{org} で {c1} と {c2} を研究している。")
 EN_PERSON = ("Researcher at {org} (at the time of the cited paper), working on {c1}.",
              "Works on {c1} and {c2} at {org}.")
 JA_CONCEPT = (

@@ -39,6 +39,8 @@ STATEMENTS: tuple[LiteralString, ...] = (
     "CREATE INDEX claim_subject IF NOT EXISTS FOR (c:Claim) ON (c.subject)",
     "CREATE INDEX contradiction_asserted IF NOT EXISTS FOR (c:Contradiction) ON (c.asserted_by)",
     "CREATE INDEX contradiction_status IF NOT EXISTS FOR (c:Contradiction) ON (c.status)",
+    # Marking detected contradictions looks up explicit ones by subject (else O(n^2) scans).
+    "CREATE INDEX contradiction_subject IF NOT EXISTS FOR (c:Contradiction) ON (c.subject)",
     # Full text over titles, aliases and bodies. The CJK analyzer indexes Japanese as
     # overlapping bigrams, and handles Latin-script words as the standard analyzer does.
     "CREATE FULLTEXT INDEX page_text IF NOT EXISTS FOR (p:Page) ON EACH "

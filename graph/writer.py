@@ -22,6 +22,9 @@ from loaders.numeric import detect_conflicts
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts, VaultSnapshot
 
 BATCH = 5000
+# Up to this many subjects, numeric conflicts are re-derived for those subjects only, in one
+# transaction; beyond it (a first ingest, a big change) for the whole graph.
+INCREMENTAL_SUBJECTS = 500
 
 
 @dataclass
@@ -85,7 +88,9 @@ class GraphWriter:
     def write(self, snapshot: VaultSnapshot) -> WriteStats:
         changed = [f.page.key for f in snapshot.facts]
         gone = list(snapshot.deleted)
+        subjects: set[str] = set()
         if changed or gone:
+            subjects = self._numeric_subjects(changed + gone)
             self._remove_facts(changed + gone)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
@@ -97,7 +102,9 @@ class GraphWriter:
         self._claims(facts)
         if changed or gone:
             self.run(w.DELETE_ORPHANS)
-            self._derive_detected()
+            subjects.update(c.subject for f in facts for c in f.claims
+                            if c.origin == "numeric" and c.subject)
+            self._derive_detected(subjects)
         self.batched(w.SET_HASHES, [{"key": f.page.key, "hash": f.page.content_hash}
                                     for f in facts])
         return self.stats
@@ -205,15 +212,53 @@ class GraphWriter:
         self.batched(w.UPSERT_CONTRADICTIONS,
                      [contradiction_row(c, asserted_by) for asserted_by, c in contradictions])
 
-    def _derive_detected(self) -> None:
-        """Numeric conflicts are global: recompute them from every numeric claim."""
+    def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
         with translate_errors():
-            records, _, _ = self.driver.execute_query(w.NUMERIC_CLAIMS, database_=self.database)
-        claims = [ClaimRecord(origin="numeric", **r.data()) for r in records]
-        self.run(w.DELETE_DETECTED)
-        self.batched(w.UPSERT_CONTRADICTIONS,
-                     [contradiction_row(c, None) for c in detect_conflicts(claims)])
+            records, _, _ = self.driver.execute_query(query, params, database_=self.database)
+        return [r.data() for r in records]
+
+    def _numeric_subjects(self, keys: list[str]) -> set[str]:
+        """Subjects of the numeric claims these pages state now (before their removal)."""
+        out: set[str] = set()
+        for start in range(0, len(keys), self.batch_size):
+            out.update(r["subject"] for r in self.read(
+                w.NUMERIC_SUBJECTS_OF, keys=keys[start:start + self.batch_size]))
+        return out
+
+    def _derive_detected(self, subjects: set[str]) -> None:
+        """Numeric conflicts from numeric claims. Only the groups of `subjects` can change (plus
+        any a dead run left without a claim); with the subjects whose claims share a page line
+        with theirs (one conflict is reported once across subjects), they are re-derived alone,
+        atomically. Many subjects: everything is re-derived."""
+        subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
+        frontier = subjects
+        while frontier and len(subjects) <= INCREMENTAL_SUBJECTS:
+            frontier = {r["subject"] for r in self.read(
+                w.CO_STATED_SUBJECTS, subjects=sorted(frontier))} - subjects
+            subjects = subjects | frontier
+        if len(subjects) > INCREMENTAL_SUBJECTS:
+            claims = [ClaimRecord(origin="numeric", **r) for r in self.read(w.NUMERIC_CLAIMS)]
+            self.run(w.DELETE_DETECTED)
+            self.batched(w.UPSERT_CONTRADICTIONS,
+                         [contradiction_row(c, None) for c in detect_conflicts(claims)])
+        elif subjects:
+            ordered = sorted(subjects)
+            claims = [ClaimRecord(origin="numeric", **r)
+                      for r in self.read(w.NUMERIC_CLAIMS_OF, subjects=ordered)]
+            rows = [contradiction_row(c, None) for c in detect_conflicts(claims)]
+            self.run_together([(w.DELETE_DETECTED_OF, {"subjects": ordered})] + [
+                (w.UPSERT_CONTRADICTIONS, {"rows": rows[start:start + self.batch_size]})
+                for start in range(0, len(rows), self.batch_size)])
         self.run(w.MARK_DETECTED)
+
+    def run_together(self, statements: list[tuple[LiteralString, dict[str, Any]]]) -> None:
+        """Several statements in one transaction: all of them happen, or none."""
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.SummaryCounters]:
+            return [tx.run(query, params).consume().counters for query, params in statements]
+
+        with translate_errors(), self.driver.session(database=self.database) as session:
+            for counters in session.execute_write(work):
+                self.stats.add(counters)
 
 
 def page_props(f: PageFacts) -> dict[str, Any]:

@@ -110,6 +110,27 @@ NUMERIC_CLAIMS = (
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers")
 DELETE_DETECTED = "MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x"
+# Incremental derivation (small changes): only the subjects whose numeric claims changed.
+NUMERIC_SUBJECTS_OF = (
+    "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
+    "AND c.subject IS NOT NULL RETURN DISTINCT c.subject AS subject")
+DIRTY_DETECTED_SUBJECTS = (  # lost a claim (a run that died between removal and derivation)
+    "MATCH (x:Contradiction {kind: 'detected'}) "
+    "WHERE any(cid IN x.claims WHERE NOT EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) "
+    "RETURN DISTINCT x.subject AS subject")
+CO_STATED_SUBJECTS = (  # subjects of numeric claims stated on the same page lines
+    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
+    "WITH DISTINCT c.page AS page, c.line AS line "
+    "MATCH (d:Claim) WHERE d.asserted_by = page AND d.page = page AND d.line = line "
+    "AND d.origin = 'numeric' AND d.subject IS NOT NULL RETURN DISTINCT d.subject AS subject")
+NUMERIC_CLAIMS_OF = (
+    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
+    "RETURN c.id AS id, c.text AS text, c.page AS page, "
+    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
+    "coalesce(c.qualifiers, []) AS qualifiers")
+DELETE_DETECTED_OF = (
+    "UNWIND $subjects AS s MATCH (x:Contradiction {subject: s}) WHERE x.kind = 'detected' "
+    "DETACH DELETE x")
 MARK_DETECTED = (
     "MATCH (x:Contradiction {kind: 'detected'}) "
     "SET x.marked = EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "

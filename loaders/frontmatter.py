@@ -29,6 +29,8 @@ class Frontmatter:
     item_lines: dict[str, list[int]] = field(default_factory=dict)
     body_start: int = 1
     lines: list[str] = field(default_factory=list)
+    # (line, message) for values that could not be read and were kept as text
+    warnings: list[tuple[int, str]] = field(default_factory=list)
 
     def text(self, name: str) -> str | None:
         """A scalar field as text; empty strings and non-scalars count as missing."""
@@ -69,7 +71,32 @@ class Frontmatter:
         return None
 
 
-class _NoAliasLoader(yaml.SafeLoader):
+class _CheckedValues:
+    """A scalar the YAML constructors cannot build (`created: 2026-13-45`, `!!int abc`) is kept
+    as its text and noted in `bad_values` (0-based line, message) instead of raising a bare
+    ValueError that would lose every other property of the page."""
+
+    bad_values: list[tuple[int, str]]
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)  # type: ignore[misc]
+        except (ValueError, TypeError, OverflowError) as exc:
+            if not isinstance(node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"bad value ({exc})", node.start_mark) from None
+            if not hasattr(self, "bad_values"):
+                self.bad_values = []
+            self.bad_values.append(
+                (node.start_mark.line, f"bad value '{node.value}' kept as text ({exc})"))
+            return node.value
+
+
+class _CheckedLoader(_CheckedValues, _Loader):  # type: ignore[misc]
+    """The fast loader, with values checked."""
+
+
+class _NoAliasLoader(_CheckedValues, yaml.SafeLoader):
     """Refuses YAML anchors/aliases: they are the billion-laughs vector and vaults never need
     them."""
 
@@ -102,14 +129,22 @@ def split_frontmatter(text: str, path: str) -> Frontmatter:
     if "&" in block or "*" in block:
         loader: Any = _NoAliasLoader
     else:
-        loader = _Loader
+        loader = _CheckedLoader
+    reader: Any = None
     try:
-        data = yaml.load(block, Loader=loader)
+        reader = loader(block)
+        data = reader.get_single_data()
+    except RecursionError:
+        raise VaultError("bad YAML frontmatter: nested too deeply", path, 2) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = (mark.line + 2) if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
         raise VaultError(f"bad YAML frontmatter: {problem}", path, line) from None
+    finally:
+        if reader is not None:
+            reader.dispose()
+    result.warnings = [(line + 2, text) for line, text in getattr(reader, "bad_values", [])]
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -58,6 +58,7 @@ class NumericStatement:
     bounded: str
     offset: int
     sentence_start: int
+    original: str = ""
 
 
 def _metric_tokens(clause: str) -> list[tuple[int, str]]:
@@ -93,6 +94,7 @@ def statements_in(text: str, line: int) -> list[NumericStatement]:
     if not any(ch.isdigit() for ch in text):
         return out
     # Link targets are names, not prose: blank them (same length) before reading metrics.
+    original = text
     text = LINK_TARGET.sub(lambda m: m.group(1) + " " * len(m.group(2)) + m.group(3), text)
     cursor = 0
     for sentence in sentences(text):
@@ -121,8 +123,10 @@ def statements_in(text: str, line: int) -> list[NumericStatement]:
                 "upper" if pre in ("最大", "最高", "up to", "as much as") else "")
             unit = UNIT_FAMILY[match.group("unit").lower()]
             value = float(match.group(2).replace(",", "."))
-            out.append(NumericStatement(metric, value, unit, sentence[:400], line, bounded,
-                                        sentence_start + match.start(), sentence_start))
+            out.append(NumericStatement(
+                metric, value, unit, sentence[:400], line, bounded,
+                sentence_start + match.start(), sentence_start,
+                original[sentence_start:sentence_start + len(sentence)][:400]))
     return out
 
 
@@ -172,7 +176,8 @@ def numeric_claims(page: str, line: int, text: str, subjects: Sequence[tuple[int
         for subject in _subjects_for(statement, subjects, fallback):
             claims.append(ClaimRecord(
                 id=f"num:{page}:{line}:{subject}:{statement.metric}:{statement.value:g}",
-                text=statement.text, origin="numeric", page=page, line=line, subject=subject,
+                text=statement.original or statement.text, origin="numeric", page=page,
+                line=line, subject=subject,
                 metric=statement.metric, value=statement.value, unit=statement.unit,
                 qualifiers=quals))
     return claims

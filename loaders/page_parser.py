@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from loaders import lineage
 from loaders.callouts import find_callouts
 from loaders.frontmatter import Frontmatter
-from loaders.links import RawLink, body_lines, find_links
+from loaders.links import RawLink, body_lines, find_links, mask_code
 from loaders.mentions import MentionFinder
 from loaders.numeric import numeric_claims
 from loaders.pages import WORK_KINDS
@@ -57,6 +57,7 @@ class BodyLine:
     section: str | None
     raws: list[RawLink]
     links: list[Link]
+    original: str = ""
 
 
 def _link(page: Page, raw: RawLink, index: NameIndex, line: int, section: str | None,
@@ -85,13 +86,14 @@ def read_body(page: Page, front: Frontmatter, index: NameIndex) -> list[BodyLine
     """Body lines outside code, with their section and resolved links."""
     out: list[BodyLine] = []
     section: str | None = None
-    for number, text in body_lines(front.lines, front.body_start):
+    for number, original in body_lines(front.lines, front.body_start, mask=False):
+        text = mask_code(original)
         heading = HEADING.match(text)
         if heading:
             section = heading.group(2).strip()
         raws = find_links(text)
         links = [_link(page, raw, index, number, section, None) for raw in raws]
-        out.append(BodyLine(number, text, section, raws, links))
+        out.append(BodyLine(number, text, section, raws, links, original))
     return out
 
 
@@ -131,12 +133,12 @@ def frontmatter_lineage(page: Page, links: list[Link]) -> list[LineageAssertion]
 
 
 def body_lineage(page: Page, body: list[BodyLine], index: NameIndex) -> list[LineageAssertion]:
-    kinds = {key: header.kind for key, header in index.headers.items()}
     out: list[LineageAssertion] = []
     for line in body:
         if line.raws:
             out.extend(lineage.from_body_line(page.key, page.kind, line.number, line.text,
-                                              line.raws, line.links, line.section, kinds))
+                                              line.raws, line.links, line.section,
+                                              index.kinds))
     return out
 
 
@@ -159,7 +161,7 @@ def callout_contradictions(page: Page, body: list[BodyLine]) -> list[Contradicti
             origin="callout", summary=callout.title or callout.text.split("\n")[0][:200],
             page=page.key, line=callout.line, subject=page.key,
             pages=tuple([page.key, *targets]),
-            evidence=tuple(f"{page.key}:{n}: {by_line[n].text.strip()}" for n in lines),
+            evidence=tuple(f"{page.key}:{n}: {by_line[n].original.strip()}" for n in lines),
             introduced_by="^" + blocks[0] if blocks else None))
     return out
 

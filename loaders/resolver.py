@@ -49,6 +49,7 @@ class NameIndex:
     """Every name a page answers to, exact and folded."""
 
     headers: dict[str, PageHeader] = field(default_factory=dict)
+    kinds: dict[str, PageKind] = field(default_factory=dict)
     _stem: dict[str, list[PageHeader]] = field(default_factory=dict)
     _alias: dict[str, list[PageHeader]] = field(default_factory=dict)
     _stem_folded: dict[str, list[PageHeader]] = field(default_factory=dict)
@@ -60,6 +61,7 @@ class NameIndex:
         index = cls()
         for header in headers:
             index.headers[header.key] = header
+            index.kinds[header.key] = header.kind
             index._paths[fold_name(posixpath.splitext(header.path)[0])] = header
             index._stem.setdefault(header.stem, []).append(header)
             index._stem_folded.setdefault(fold_name(header.stem), []).append(header)

@@ -22,8 +22,11 @@ from loaders.frontmatter import Frontmatter, split_frontmatter
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
 from loaders.log import parse_log
+from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
+from loaders.mention_filter import possible_names, unlinked
 from loaders.mentions import MentionFinder
 from loaders.pages import classify, parse_source_name
+from loaders.parallel import ordered_map
 from loaders.provenance import (
     EntryIndex,
     claims_introduced,
@@ -79,6 +82,7 @@ class LoadOptions:
     force: bool = False
     mentions: bool = True
     progress: Callable[[int, int], None] | None = None
+    workers: int | None = None  # parse processes; None: one per core for large jobs
 
 
 def vault_root(path: Path) -> Path:
@@ -175,10 +179,13 @@ def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | 
         try:
             front = split_frontmatter(text, rel)
         except VaultError as exc:
+            where = f"{rel}:{exc.line}: " if exc.line else f"{rel}: "
             problems.append(Problem(path=rel, line=exc.line,
-                                    message=str(exc).split(": ", 1)[-1] +
+                                    message=str(exc).removeprefix(where) +
                                     "; page loaded without its properties"))
             front = Frontmatter(lines=text.split("\n"), body_start=1)
+        problems.extend(Problem(path=rel, line=line, message=message)
+                        for line, message in front.warnings)
         kind = classify(front, rel, stem)
     aliases = tuple(nfc(a) for a, _ in front.items("aliases") if a.strip())
     title = nfc(front.text("title") or stem)
@@ -233,14 +240,23 @@ def _page(f: _File) -> Page:
         aliases=f.header.aliases,
         tags=tuple(dict.fromkeys(str(t).lstrip("#") for t, _ in front.items("tags"))),
         source_type=front.text("source_type"), entity_type=front.text("entity_type"),
-        year=int(year) if isinstance(year, int) or (isinstance(year, str) and year.isdigit())
-        else (naming.year if naming else None),
+        year=_year(year) or (naming.year if naming else None),
         venue=venue if f.header.kind in (PageKind.PAPER, PageKind.SOURCE) else None,
         url=front.text("url"), status=front.text("status"), created=front.date("created"),
         updated=front.date("updated"), date_published=front.date("date_published"),
         body="\n".join(f.front.lines[f.front.body_start - 1:]), content_hash=f.digest,
         names_folded=_names_of(f),
         mtime_ns=f.mtime_ns, size=f.size)
+
+
+def _year(value: object) -> int | None:
+    """A `year:` property as a year; anything else (`²`, `true`, 20 digits that overflow
+    Neo4j's integers) is no year."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10000:
+        return value
+    return None
 
 
 def _venue_name(text: str | None) -> str | None:
@@ -307,20 +323,39 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
         else:
             unchanged.append(f.header.key)
     deleted = sorted(set(options.previous) - {f.header.key for f in files})
-    finder = MentionFinder(index.names()) if options.mentions and todo else None
-    facts: list[PageFacts] = []
-    for done, f in enumerate(todo, start=1):
+    finder = MentionFinder(_mention_names(index, todo)) if options.mentions and todo else None
+
+    def parse(f: _File) -> tuple[PageFacts, list[Problem]]:
+        found: list[Problem] = []
         if f.rel.endswith(".json"):
-            facts.append(_ledger_facts(f, index, entry_index, problems))
-        else:
-            facts.append(_page_facts(f, index, finder, entry_index,
-                                     entries if f is log_file else [], problems))
-            if f is log_file:
-                facts[-1] = facts[-1].model_copy(update={"is_log": True})
-        if options.progress:
-            options.progress(done, len(todo))
+            return _ledger_facts(f, index, entry_index, found), found
+        page_facts = _page_facts(f, index, finder, entry_index,
+                                 entries if f is log_file else [], found)
+        if f is log_file:
+            page_facts = page_facts.model_copy(update={"is_log": True})
+        return page_facts, found
+
+    facts: list[PageFacts] = []
+    # Pages parse independently: large jobs run on every core (same output, same order).
+    for page_facts, found in ordered_map(parse, todo, workers=options.workers,
+                                         progress=options.progress):
+        facts.append(page_facts)
+        problems.extend(found)
     return VaultSnapshot(root=str(root), facts=tuple(facts), unchanged=tuple(unchanged),
                          deleted=tuple(deleted), problems=tuple(problems))
+
+
+def _mention_names(index: NameIndex, todo: list[_File]) -> list[tuple[str, str]]:
+    """Every name, or for a small job only the names its pages could mention (the same
+    mentions, from a far smaller matcher: see `loaders.mention_filter`)."""
+    names = list(index.names())
+    pages = [f for f in todo if not f.rel.endswith(".json")]
+    if sum(len(f.text) for f in pages) > MENTION_FILTER_CHARS:
+        return names
+    texts = [unlinked(text) for f in pages
+             for _, text in body_lines(f.front.lines, f.front.body_start)]
+    possible = possible_names(names, texts)
+    return names if possible is None else possible
 
 
 def _fold_entries(fold: FoldPage, entries: list[LogEntry]) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, LiteralString
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from loaders.text import fold_name, nfc
 
@@ -56,8 +56,8 @@ class PageRecord(Row):
     kind: str = "Note"
     path: str | None = None
     title: str | None = None
-    aliases: list[str] = []
-    tags: list[str] = []
+    aliases: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
     status: str | None = None
     source_type: str | None = None
     entity_type: str | None = None
@@ -69,13 +69,13 @@ class PageRecord(Row):
     date_published: NeoDate = None
     link_count: int = 0
     dangling_count: int = 0
-    dangling: list[str] = []
+    dangling: list[str] = Field(default_factory=list)
     fold_id: str | None = None
     level: int | None = None
     entry_count: int | None = None
     range_from: NeoDate = None
     range_to: NeoDate = None
-    child_keys: list[str] = []
+    child_keys: list[str] = Field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> PageRecord:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any, LiteralString
 
+from pydantic import Field
+
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
 from queries.common import Row, folded
@@ -27,9 +29,9 @@ class ClaimRecord(Row):
     metric: str | None = None
     value: float | None = None
     unit: str | None = None
-    qualifiers: list[str] = []
+    qualifiers: list[str] = Field(default_factory=list)
     assessment: str | None = None
-    pages: list[str] = []
+    pages: list[str] = Field(default_factory=list)
     introduced_by: str | None = None
 
 
@@ -57,11 +59,11 @@ class ContradictionRecord(Row):
     page: str | None = None
     line: int | None = None
     subject: str | None = None
-    pages: list[str] = []
-    evidence: list[EvidenceLine] = []
+    pages: list[str] = Field(default_factory=list)
+    evidence: list[EvidenceLine] = Field(default_factory=list)
     introduced_by: str | None = None
     marked: bool | None = None
-    claims: list[ClaimRecord] = []
+    claims: list[ClaimRecord] = Field(default_factory=list)
 
 
 def _record(row: dict[str, Any]) -> ContradictionRecord:

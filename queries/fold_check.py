@@ -280,6 +280,8 @@ def _check_bijection(p: ParsedFold, ctx: CheckContext | None) -> CheckResult:
         if declared != table:
             problems.append("`children` and the table rows differ (date, title)")
         return CheckResult(name="child_keys", ok=not problems, problems=tuple(problems))
+    if len(keys) != len(p.rows):
+        problems.append(f"{len(keys)} child keys but {len(p.rows)} table rows")
     bad = [k for k in keys if not KEY_FORMAT.match(k)]
     if bad:
         problems.append(f"child keys not of the form log-YYYYMMDD-NNN: {_listed(bad)}")
@@ -329,7 +331,8 @@ def _cited_entries(p: ParsedFold, ctx: CheckContext | None) -> list[Cited]:
         else:
             cells = row.cells
             out.append(Cited(key, row.date, cells.get("op", ""), cells.get("title", ""),
-                             cells.get("page", ""), " ".join(cells.values())))
+                             cells.get("page", ""),
+                             " ".join(v for k, v in cells.items() if k != "date")))
     return out
 
 
@@ -416,7 +419,7 @@ def _check_themes(p: ParsedFold, ctx: CheckContext | None) -> CheckResult:
 
 
 def _says_missing(text: str) -> bool:
-    lowered = text.lower()
+    lowered = re.sub(r"\[\[[^\]]*\]\]", " ", text).lower()
     return any(m in lowered for m in MISSING_MARKERS)
 
 

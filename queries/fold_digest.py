@@ -7,9 +7,11 @@ Rules (extractive: nothing is written that a child entry does not say):
 - Page column: the entry's `Summary:` links, else `Pages created:`, else `Pages updated:`,
   else every link of the entry. Summary column: its `Key insight:` (block id removed), else the
   first sentence of its first prose bullet.
-- Key outcomes: per entry, the sentence of its summary that states the most figures; the 7
-  with the most figures (ties: older first), at least 3 when there are entries, oldest first.
-- Themes: concepts that the Page-column pages of >= 2 entries are ABOUT (or are). Dominant
+- Key outcomes: per entry, the sentence of its summary that states the most measured results
+  (numbers with %, ×, 倍...), then the most figures; the 7 best such sentences (ties: older
+  first), topped up to 3 with figure-less sentences of the oldest entries; oldest first.
+- Themes: concepts that the `Summary:` pages of >= 2 entries are ABOUT (or are); an entry
+  without a `Summary:` bullet supports no theme. Dominant
   themes: up to 3, picked greedily to cover the most entries (ties: more support, then name).
 - Contradictions: dated by their introducing log entry, else by when both conflicting values
   were on record, else by the update date of the page that states them.
@@ -36,7 +38,14 @@ from queries.fold_models import (
     Timing,
     TouchFacts,
 )
-from queries.fold_text import ceil_log2, figure_count, numbers, sentences, strip_block_id
+from queries.fold_text import (
+    ceil_log2,
+    figure_count,
+    measured_count,
+    numbers,
+    sentences,
+    strip_block_id,
+)
 
 SUMMARY_LABELS = frozenset({"key insight", "key insights", "insight", "要点"})
 PAGE_LABEL_GROUPS = (frozenset({"summary", "summaries"}),
@@ -144,7 +153,8 @@ def child_entry(entry: EntryFacts, base_seq: int, as_of: dt.date | None) -> Chil
     if not pages:
         pages = [pair for _, refs in bullets for pair in refs]
     about: list[str] = []
-    for ref, touch in pages:
+    for ref, touch in (pair for label, refs in bullets if label in PAGE_LABEL_GROUPS[0]
+                       for pair in refs):
         if touch is None or ref.state != "present":
             continue
         if touch.kind == "Concept":
@@ -218,22 +228,28 @@ def _affects(item: ContradictionItem, children: Sequence[ChildEntry]) -> tuple[s
 # ---- the digest --------------------------------------------------------------------------------
 
 def _outcomes(children: Sequence[ChildEntry]) -> tuple[Outcome, ...]:
-    scored: list[tuple[int, int, Outcome]] = []
+    scored: list[tuple[tuple[int, int], int, Outcome]] = []
     for child in children:
         if child.summary_label == "title":
             continue
         parts = sentences(child.summary) or [child.summary]
-        best = max(parts, key=figure_count)  # max keeps the first of equals
-        scored.append((figure_count(best), child.seq, Outcome(
+        best = max(parts, key=_weight)  # max keeps the first of equals
+        scored.append((_weight(best), child.seq, Outcome(
             text=best, child_key=child.child_key, entry_key=child.entry_key,
             numbers=tuple(numbers(best)))))
-    with_figures = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+    with_figures = sorted((s for s in scored if s[0][1] > 0),
+                          key=lambda s: (-s[0][0], -s[0][1], s[1]))
     picked = with_figures[:MAX_OUTCOMES]
-    for extra in sorted((s for s in scored if s[0] == 0), key=lambda s: s[1]):
+    for extra in sorted((s for s in scored if s[0][1] == 0), key=lambda s: s[1]):
         if len(picked) >= MIN_OUTCOMES:
             break
         picked.append(extra)
     return tuple(o for _, _, o in sorted(picked, key=lambda s: s[1]))
+
+
+def _weight(sentence: str) -> tuple[int, int]:
+    """Measured results first, then any figure."""
+    return measured_count(sentence), figure_count(sentence)
 
 
 def _themes(children: Sequence[ChildEntry]) -> tuple[tuple[Theme, ...], tuple[str, ...]]:

@@ -45,7 +45,8 @@ def frontmatter(d: FoldDigest) -> list[str]:
               "status: mature", "child_keys:", *(f"  - {_q(k)}" for k in d.child_keys)]
     if d.child_folds:
         lines += ["child_folds:", *(f"  - {_q(f'[[{f}]]')}" for f in d.child_folds)]
-    lines += ["related:", *(f"  - {_q(f'[[{r.target}]]')}" for r in d.related), "---"]
+    lines += ["related:" if d.related else "related: []",
+              *(f"  - {_q(f'[[{r.target}]]')}" for r in d.related), "---"]
     return lines
 
 

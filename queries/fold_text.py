@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import re
 
-NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # A figure is a number that is not part of a name such as FP8, BF16 or T5 (letter before it).
 FIGURE = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?")
+# A measured quantity: a number with a unit of result (percent, times, latency), also the first
+# number of a range such as 55〜85% or 2.4–3×.
+MEASURED = re.compile(
+    r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?=(?:\s*[〜~–\-]\s*\d+(?:\.\d+)?)?\s*"
+    r"(?:%|％|×|倍|x\b|times\b|ms\b|ミリ秒|秒))")
 SENTENCE_BREAK = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+(?=\S)")
 BLOCK_ID = re.compile(r"\s+\^[A-Za-z0-9\-_]+\s*$")
 CHILD_KEY = re.compile(r"\blog-(\d{8})-(\d{3,})\b")
@@ -24,13 +28,19 @@ def normalize_number(token: str) -> str:
 
 
 def numbers(text: str) -> list[str]:
-    """Every number token in the text, normalized, in order."""
-    return [normalize_number(m.group(0)) for m in NUMBER.finditer(text)]
+    """The figures of a text, normalized, in order: numbers not glued to a letter before them
+    (the 8 of FP8 or the 100 of A100 is part of a name, not a quantity)."""
+    return [normalize_number(m.group(0)) for m in FIGURE.finditer(text)]
 
 
 def figure_count(text: str) -> int:
     """How many quantities a sentence states (numbers inside names do not count)."""
     return len(FIGURE.findall(text))
+
+
+def measured_count(text: str) -> int:
+    """How many measured results (numbers with a unit such as %, × or 倍) a sentence states."""
+    return len(MEASURED.findall(text))
 
 
 def sentences(text: str) -> list[str]:

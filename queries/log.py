@@ -7,6 +7,8 @@ import datetime as dt
 import json
 from typing import Any, LiteralString
 
+from pydantic import Field
+
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
 from queries.common import NeoDate, Row
@@ -33,8 +35,8 @@ class LogEntryRecord(Row):
     day_seq: int | None = None
     style: str | None = None
     text: str | None = None
-    bullets: list[LogBullet] = []
-    block_ids: list[str] = []
+    bullets: list[LogBullet] = Field(default_factory=list)
+    block_ids: list[str] = Field(default_factory=list)
     page: str | None = None
 
     @classmethod

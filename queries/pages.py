@@ -17,12 +17,16 @@ from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 # -- lookup ------------------------------------------------------------------------------------
 
-# Exact key first, then a folded title, then any folded name (alias); ties by key.
+# Exact key first (an index seek; the usual case, and then nothing else is read); otherwise
+# any folded name, an exact title before an alias, ties by key.
 FIND_PAGE: LiteralString = (
-    "MATCH (p:Page) WHERE p.key = $key OR $name IN p.names_folded "
-    "WITH p, CASE WHEN p.key = $key THEN 0 "
-    "  WHEN $name = toLower(coalesce(p.title, '')) THEN 1 ELSE 2 END AS rank "
-    "ORDER BY rank, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
+    "OPTIONAL MATCH (exact:Page {key: $key}) "
+    "CALL (exact) { "
+    "  WITH exact WHERE exact IS NOT NULL RETURN exact AS p, 0 AS rank "
+    "  UNION "
+    "  WITH exact WHERE exact IS NULL MATCH (p:Page) WHERE $name IN p.names_folded "
+    "  RETURN p, CASE WHEN p.title = $key THEN 1 ELSE 2 END AS rank } "
+    "WITH p, rank ORDER BY rank, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
 
 PAGES_BY_KEYS: LiteralString = (
     "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")

@@ -77,6 +77,7 @@ def build_bad_vault(base: Path) -> BadVault:
         "notes/Same.md": (None, "page name 'Same' is also used by Same.md"),
         "archive/Same.md": (None, "page name 'Same' is also used by Same.md"),
         "Dup Two.md": (None, "title 'Shared Title' is also the title of Dup One.md"),
+        "bad-values.md": (3, "bad value '2026-02-30' kept as text"),
     })
     bv.skipped.update({
         "log.md:10": "log entry with a bad date '2026-13-45'",
@@ -84,7 +85,7 @@ def build_bad_vault(base: Path) -> BadVault:
     })
     for rel in ("good.md", "Malformed YAML.md", "billion-laughs.md", "unterminated.md",
                 "not-a-mapping.md", "empty.md", "Same.md", "log.md", "Dup One.md",
-                "Dup Two.md"):
+                "Dup Two.md", "bad-values.md", "superscript-year.md"):
         bv.loaded[rel[:-3]] = rel
     bv.loaded["notes/Same"] = "notes/Same.md"
     bv.loaded["archive/Same"] = "archive/Same.md"

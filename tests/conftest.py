@@ -61,3 +61,20 @@ def clean_db(neo4j_driver: neo4j.Driver, neo4j_database: str) -> Iterator[neo4j.
 
 
 # ---- END test database -------------------------------------------------------------------------
+
+
+# ---- BEGIN example graph (API tests) -----------------------------------------------------------
+# example_graph (module): wipes the database and ingests the shared example vault once per test
+#   module; yields the IngestReport. Modules that use it must not write to the database.
+
+
+@pytest.fixture(scope="module")
+def example_graph(neo4j_driver: neo4j.Driver, neo4j_database: str) -> object:
+    from graph.ingest import ingest
+    from tests.vaults import SHARED_EXAMPLE
+
+    test_db.wipe(neo4j_driver, neo4j_database)
+    return ingest(neo4j_driver, neo4j_database, SHARED_EXAMPLE)
+
+
+# ---- END example graph -------------------------------------------------------------------------

@@ -4,6 +4,7 @@ nothing is written, and `vaultkg ingest` exits 3 when something was skipped, 0 o
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -124,6 +125,27 @@ def test_broken_frontmatter_keeps_the_body(loaded: tuple[VaultSnapshot, float]) 
         assert [lk.target for lk in pages[key].links] == ["good"]
     assert pages["Malformed YAML"].page.aliases == ()
     assert "Never Read" not in {n for f in pages.values() for n in f.page.aliases}
+
+
+def test_bad_values_are_dropped_and_the_other_properties_kept(
+        loaded: tuple[VaultSnapshot, float]) -> None:
+    pages = _pages(loaded[0])
+    page = pages["bad-values"].page
+    assert (page.title, page.created, page.year, page.tags) == ("Bad Values", None, None,
+                                                                ("3", "ok"))
+    assert [lk.target for lk in pages["bad-values"].links] == ["good"]
+    assert pages["superscript-year"].page.year is None
+
+
+def test_unbuildable_yaml_values_become_warnings_not_crashes() -> None:
+    front = split_frontmatter("---\ntitle: T\nwhen: 2026-07-01 25:61:00\nn: !!int abc\n"
+                              "ok: 2026-07-01\n---\n", "v.md")
+    assert front.data == {"title": "T", "when": "2026-07-01 25:61:00", "n": "abc",
+                          "ok": dt.date(2026, 7, 1)}
+    assert [line for line, _ in front.warnings] == [3, 4]
+    deep = "---\nx: &a " + "[" * 5000 + "]" * 5000 + "\n---\n"
+    with pytest.raises(VaultError, match="nested too deeply"):
+        split_frontmatter(deep, "deep.md")
 
 
 def test_billion_laughs_is_refused_quickly_with_its_line() -> None:
@@ -312,25 +334,29 @@ def cli(clean_db: neo4j.Driver, test_database: test_db.TestDatabase,
 def test_cli_exit_code_says_whether_anything_was_skipped(
         cli: Callable[..., subprocess.CompletedProcess[str]], bad: BadVault,
         tmp_path: Path) -> None:
-    result = cli("ingest", "--json", str(bad.vault))
-    assert result.returncode == 3, result.stderr
-    report = json.loads(result.stdout)
-    assert sorted(s.split(": ", 1)[0] for s in report["skipped"]) == sorted(bad.skipped)
-    assert "huge.md: page is 50 MiB, over the 8 MiB limit; skipped" in report["skipped"]
-
-    result = cli("ingest", str(bad.vault))
-    assert result.returncode == 3
-    assert "skipped: leak.md: symlink points outside the vault; skipped" in result.stderr
-
-    clean = tmp_path / "clean"
-    clean.mkdir()
-    (clean / "a.md").write_text("# A\n\n[[b]]\n", encoding="utf-8")
-    (clean / "b.md").write_text("# B\n", encoding="utf-8")
-    result = cli("ingest", "--json", str(clean))
+    vault = tmp_path / "small"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\n[[b]]\n", encoding="utf-8")
+    (vault / "b.md").write_text("# B\n", encoding="utf-8")
+    result = cli("ingest", "--json", str(vault))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["skipped"] == []
 
+    (vault / "binary.md").write_bytes(b"\x00\x01\x02")
+    (vault / "leak.md").symlink_to(bad.outside / "secret.md")
+    result = cli("ingest", "--json", str(vault))
+    assert result.returncode == 3, result.stderr
+    report = json.loads(result.stdout)
+    assert report["skipped"] == ["binary.md: binary file, not markdown",
+                                 "leak.md: symlink points outside the vault; skipped"]
+    assert report["pages"] == 2
+
+    result = cli("ingest", str(vault))  # nothing changed, still skipped: still 3
+    assert result.returncode == 3
+    assert "skipped: leak.md: symlink points outside the vault; skipped" in result.stderr
+
     result = cli("ingest", str(tmp_path / "no-such-vault"))
     assert result.returncode == 1
-    assert "error" in result.stderr and "no such vault folder" in result.stderr
+    message = " ".join(result.stderr.split())  # rich wraps long lines
+    assert message.startswith("error: ") and "no-such-vault: no such vault folder" in message
     assert "Traceback" not in result.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import strawberry
 
-from api.auth import read_field
 from api.connections import Connection, connection
+from api.decorators import read_field
 from api.types import Contradiction, ContradictionKind, ContradictionStatus, Ctx, contradiction
 from queries import contradictions as contradiction_queries
 from queries.paging import DEFAULT_FIRST

@@ -3,11 +3,12 @@ works on a concept in time order. `from:` takes a key, title or alias."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 import strawberry
 
-from api.auth import read_field
+from api.decorators import read_field
 from api.inputs import LineageDirection
 from api.types import (
     Ctx,
@@ -15,13 +16,13 @@ from api.types import (
     LineageNode,
     LineagePath,
     LineagePaths,
-    LineageRelation,
     LineageSide,
     TimelineEntry,
     lineage_edges,
     page,
 )
 from loaders.errors import NotFound
+from loaders.records import LineageRelation
 from queries import lineage as lineage_queries
 from queries.common import PageRecord
 from queries.pages import get_page
@@ -74,8 +75,8 @@ class LineageQueries:
                            relations: RelationsArg = None,
                            max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
                            first: int = 10) -> LineagePaths:
-        source = await info.context.run(get_page, from_)
-        target = await info.context.run(get_page, to)
+        source, target = await asyncio.gather(info.context.run(get_page, from_),
+                                              info.context.run(get_page, to))
         found = await info.context.run(lineage_queries.paths, source.key, target.key,
                                        _relations(relations), max_depth, first)
         if found is None:

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import strawberry
 
-from api.auth import read_field
 from api.connections import Connection, connection
+from api.decorators import read_field
 from api.types import Ctx, LogEntry, entry_by_key, log_entry
 from queries import log as log_queries
 from queries.paging import DEFAULT_FIRST

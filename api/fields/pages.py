@@ -7,19 +7,15 @@ from typing import TypeVar
 
 import strawberry
 
-from api.auth import read_field
 from api.connections import Connection, connection
+from api.decorators import read_field
 from api.inputs import PageFilter, PageSort
 from api.types import (
-    Claim,
     Concept,
-    Contradiction,
     Ctx,
     Fold,
-    LogEntry,
     Node,
     Page,
-    PageKind,
     Paper,
     Person,
     Venue,
@@ -48,12 +44,14 @@ async def page_list(info: Ctx, where: page_queries.PageFilter, sort: PageSort | 
                                    after)
     info.context.spend(len(found.items))
     info.context.loaders.pages.prime_many({r.key: r for r in found.items})
-    nodes = [p for p in (page(r) for r in found.items) if isinstance(p, cls)]
+    pairs = [(p, c) for p, c in zip((page(r) for r in found.items), found.cursors, strict=True)
+             if isinstance(p, cls)]
 
     def count() -> Awaitable[int]:
         return info.context.run(page_queries.count_pages, where)
 
-    return connection(nodes, found.cursors[:len(nodes)], found.has_next, after, count)
+    return connection([p for p, _ in pairs], [c for _, c in pairs], found.has_next, after,
+                      count)
 
 
 def _kinds(*kinds: Kind) -> Callable[[PageFilter | None], page_queries.PageFilter]:
@@ -132,5 +130,3 @@ class PageQueries:
         info.context.spend(len(found))
         return [Venue(id=global_id("Venue", v.name), name=v.name) for v in found]
 
-
-__all__ = ["Claim", "Contradiction", "LogEntry", "PageKind", "PageQueries"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import strawberry
 
-from api.auth import read_field
-from api.types import Ctx, PageKind, SearchHit, page
+from api.decorators import read_field
+from api.types import Ctx, SearchHit, page
+from loaders.records import PageKind
 from queries import search as search_queries
 
 

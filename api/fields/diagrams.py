@@ -1,0 +1,47 @@
+"""Query field `lineageDiagram`: the same lineage as `lineage(...)`, as Mermaid or Graphviz DOT
+text to paste into a README, an Obsidian note or `dot -Tsvg` (renderers: queries/
+lineage_render.py)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import strawberry
+
+from api.decorators import read_field
+from api.fields.lineage import DepthArg, FromArg, RelationsArg
+from api.inputs import LineageDirection
+from api.types import Ctx
+from loaders.errors import NotFound
+from queries import lineage as lineage_queries
+from queries.lineage_render import to_dot, to_mermaid
+from queries.pages import get_page
+
+
+@strawberry.enum(description="Diagram text formats.")
+class DiagramFormat(Enum):
+    MERMAID = "mermaid"
+    DOT = "dot"
+
+
+RENDERERS = {DiagramFormat.MERMAID: to_mermaid, DiagramFormat.DOT: to_dot}
+
+
+@strawberry.type
+class DiagramQueries:
+    @read_field(description="A work's lineage as diagram text: MERMAID (`flowchart RL`, "
+                            "provenance as %% comments) or DOT (a year axis, provenance as "
+                            "edge tooltips). Same arguments as `lineage`.")
+    async def lineage_diagram(self, info: Ctx, from_: FromArg,
+                              direction: LineageDirection = LineageDirection.ANCESTORS,
+                              relations: RelationsArg = None,
+                              max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
+                              format: DiagramFormat = DiagramFormat.MERMAID) -> str:
+        root = await info.context.run(get_page, from_)
+        found = await info.context.run(
+            lineage_queries.lineage, root.key, lineage_queries.Direction(direction.value),
+            [r.value for r in relations] if relations else None, max_depth)
+        if found is None:
+            raise NotFound(f"no page is called {from_!r}")
+        info.context.spend(len(found.nodes) + len(found.edges))
+        return RENDERERS[format](found)

@@ -1,0 +1,113 @@
+"""What every benchmark needs: a driver from the usual settings, a wipe, the machine's
+description, peak memory, and running one measurement in a fresh subprocess (so peak RSS and
+import costs belong to that measurement alone)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, LiteralString
+
+import neo4j
+
+from graph.connection import create_driver
+from graph.settings import Settings
+
+OUT_DIR = Path(__file__).resolve().parent / "out"
+WIPE: LiteralString = "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+VERSION: LiteralString = "CALL dbms.components() YIELD name, versions RETURN versions[0] AS v"
+
+
+def settings() -> Settings:
+    return Settings()
+
+
+def driver(s: Settings | None = None) -> neo4j.Driver:
+    return create_driver(s or settings())
+
+
+def wipe(drv: neo4j.Driver, database: str) -> None:
+    """Delete every node and relationship (indexes stay), in batches."""
+    with drv.session(database=database) as session:
+        session.run(WIPE).consume()
+
+
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process and its finished children (parse workers):
+    unlike wall time, hardly affected by other work on the machine."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 3)
+
+
+def server_cpu_s(s: Settings | None = None) -> float | None:
+    """CPU seconds the local Neo4j server (VAULTKG_NEO4J_HOME) has used so far; None when it is
+    not a local server we can see."""
+    from graph.local_server import neo4j_home, pid_file
+
+    try:
+        pid = int(pid_file(neo4j_home(s or settings())).read_text().strip())
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return round((int(fields[11]) + int(fields[12])) / ticks, 3)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _meminfo_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine(drv: neo4j.Driver | None, database: str) -> dict[str, Any]:
+    """nproc, RAM, CPU, load, Python, Neo4j server and driver versions."""
+    server = "unknown"
+    if drv is not None:
+        records, _, _ = drv.execute_query(VERSION, database_="system")
+        server = str(records[0]["v"]) if records else "unknown"
+    return {"nproc": os.cpu_count(), "ram_gib": _meminfo_gib(), "cpu": _cpu_model(),
+            "load_avg": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(), "neo4j_server": server,
+            "neo4j_driver": neo4j.__version__, "platform": platform.platform()}
+
+
+def run_worker(module: str, args: list[str], timeout: float = 3600) -> dict[str, Any]:
+    """Run `python -m module args` and return the JSON object it prints last."""
+    done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{module} {' '.join(args)} failed ({done.returncode}):\n"
+                           f"{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def emit(result: dict[str, Any]) -> None:
+    """A worker's answer: one JSON line on stdout."""
+    print(json.dumps(result, default=str), flush=True)

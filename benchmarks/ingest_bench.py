@@ -1,0 +1,255 @@
+"""Ingest benchmark: full ingest, re-ingest after editing 1 page / 1% / 10% of pages, parsing
+alone, and the naive one-statement-per-element baseline. Each measurement runs in its own
+subprocess (`python -m benchmarks.ingest_bench MODE VAULT`) so its peak RSS is its own.
+
+Where the time goes is measured by wrapping the real functions `graph.ingest.ingest` calls
+(schema, previous hashes, load, write and the writer's steps, and inside the load: header pass,
+mention index, log, mentions and numbers) with timers: the run is the production code path."""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import functools
+import os
+import pstats
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks import common
+from benchmarks.generate import edit_pages, restore
+
+WRITER_STEPS = ("_remove_facts", "_pages", "_links", "_relations", "_log", "_claims",
+                "_derive_detected")
+PARSE_STEPS = (("loaders.vault", "_read", "header pass"),
+               ("loaders.vault", "MentionFinder", "mention index"),
+               ("loaders.vault", "parse_log", "log"),
+               ("loaders.page_parser", "mentions_and_numbers", "mentions+numbers"),
+               ("loaders.page_parser", "read_body", "links"),
+               ("loaders.page_parser", "body_lineage", "lineage"))
+
+
+def _timed(store: dict[str, float], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            store[name] += time.perf_counter() - started
+    return wrapper
+
+
+def _instrument(store: dict[str, float], writer: bool) -> None:
+    """Wrap the functions whose time we report (module attributes, looked up at call time)."""
+    import importlib
+
+    for module_name, attr, label in PARSE_STEPS:
+        module = importlib.import_module(module_name)
+        setattr(module, attr, _timed(store, label, getattr(module, attr)))
+    if not writer:
+        return
+    import graph.ingest as gi
+    from graph.writer import GraphWriter
+
+    for attr, label in (("ensure_schema", "schema"), ("load_vault", "load (parse)")):
+        setattr(gi, attr, _timed(store, label, getattr(gi, attr)))
+    for name in ("write", "previous_pages", *WRITER_STEPS):
+        label = {"write": "write (db)", "previous_pages": "previous hashes"}.get(
+            name, "write:" + name.lstrip("_"))
+        setattr(GraphWriter, name, _timed(store, label, getattr(GraphWriter, name)))
+
+
+def _parse(vault: Path, store: dict[str, float]) -> dict[str, Any]:
+    from loaders.vault import load_vault
+
+    started = time.perf_counter()
+    snapshot = load_vault(vault)
+    elapsed = time.perf_counter() - started
+    counts: dict[str, int] = defaultdict(int)
+    for f in snapshot.facts:
+        counts["pages"] += 1
+        for name in ("links", "authorships", "relations", "lineage", "claims",
+                     "contradictions", "mentions", "log_entries"):
+            counts[name] += len(getattr(f, name))
+    return {"elapsed_s": elapsed, "records": dict(counts), "pages": counts["pages"]}
+
+
+def _ingest(vault: Path) -> dict[str, Any]:
+    from graph.ingest import ingest
+
+    s = common.settings()
+    drv = common.driver(s)
+    try:
+        started = time.perf_counter()
+        report = ingest(drv, s.neo4j_database, vault)
+        elapsed = time.perf_counter() - started
+    finally:
+        drv.close()
+    return {"elapsed_s": elapsed, "report": report.model_dump(mode="json"),
+            "pages": report.pages, "parsed": report.parsed,
+            "elements": report.nodes_created + report.relationships_created,
+            "graph_nodes": report.nodes, "graph_relationships": report.relationships}
+
+
+def _naive(vault: Path, store: dict[str, float]) -> dict[str, Any]:
+    from benchmarks.naive import naive_write
+    from graph.schema import ensure_schema
+    from loaders.vault import load_vault
+
+    s = common.settings()
+    drv = common.driver(s)
+    try:
+        started = time.perf_counter()
+        snapshot = load_vault(vault)
+        parse_s = time.perf_counter() - started
+        ensure_schema(drv, s.neo4j_database)
+        stats, write_s = naive_write(drv, s.neo4j_database, snapshot)
+        elapsed = time.perf_counter() - started
+        records, _, _ = drv.execute_query(
+            "MATCH (n) RETURN count(n) AS n", database_=s.neo4j_database)
+        rels, _, _ = drv.execute_query(
+            "MATCH ()-[r]->() RETURN count(r) AS n", database_=s.neo4j_database)
+    finally:
+        drv.close()
+    store["load (parse)"] = parse_s
+    store["write (db)"] = write_s
+    return {"elapsed_s": elapsed, "write_s": write_s, "pages": len(snapshot.facts),
+            "elements": stats.elements, "statements": stats.statements,
+            "graph_nodes": records[0]["n"], "graph_relationships": rels[0]["n"]}
+
+
+def worker(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=("parse", "ingest", "naive"))
+    parser.add_argument("vault", type=Path)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="write a cProfile dump here and print the top functions")
+    args = parser.parse_args(argv)
+    store: dict[str, float] = defaultdict(float)
+    _instrument(store, writer=args.mode == "ingest")
+    profiler = cProfile.Profile() if args.profile else None
+    if profiler:
+        profiler.enable()
+    if args.mode == "parse":
+        result = _parse(args.vault, store)
+    elif args.mode == "ingest":
+        result = _ingest(args.vault)
+    else:
+        result = _naive(args.vault, store)
+    if profiler:
+        profiler.disable()
+        profiler.dump_stats(str(args.profile))
+        with args.profile.with_suffix(".txt").open("w") as out:
+            pstats.Stats(str(args.profile), stream=out).sort_stats("cumulative").print_stats(40)
+    result["phases_s"] = {k: round(v, 3) for k, v in store.items()}
+    result["peak_rss_mb"] = common.peak_rss_mb()
+    result["cpu_s"] = common.cpu_s()
+    common.emit(result)
+
+
+# -- orchestration (runs in the parent process) -----------------------------------------------
+
+
+def _run(mode: str, vault: Path, profile: Path | None = None) -> dict[str, Any]:
+    args = [mode, str(vault)] + (["--profile", str(profile)] if profile else [])
+    before = common.server_cpu_s()
+    result = common.run_worker("benchmarks.ingest_bench", args)
+    after = common.server_cpu_s()
+    result["server_cpu_s"] = round(after - before, 3) if before is not None and \
+        after is not None else None
+    result["load_avg"] = [round(x, 2) for x in os.getloadavg()]
+    return result
+
+
+def _rates(result: dict[str, Any], pages: int | None = None) -> dict[str, Any]:
+    elapsed = max(result["elapsed_s"], 1e-9)
+    pages = result.get("pages") if pages is None else pages
+    out = {"elapsed_s": round(elapsed, 3), "peak_rss_mb": result["peak_rss_mb"],
+           "phases_s": result.get("phases_s", {}), "cpu_s": result.get("cpu_s"),
+           "server_cpu_s": result.get("server_cpu_s"), "load_avg": result.get("load_avg")}
+    cpu = (result.get("cpu_s") or 0) + (result.get("server_cpu_s") or 0)
+    if cpu and "elements" in result:
+        out["elements_per_cpu_s"] = round(result["elements"] / cpu, 1)
+    if pages:
+        out["pages_per_s"] = round(pages / elapsed, 1)
+    if "elements" in result:
+        out["elements"] = result["elements"]
+        out["elements_per_s"] = round(result["elements"] / elapsed, 1)
+        write_s = result.get("write_s") or result.get("phases_s", {}).get("write (db)")
+        if write_s:
+            out["db_elements_per_s"] = round(result["elements"] / write_s, 1)
+    for key in ("parsed", "graph_nodes", "graph_relationships", "statements", "records"):
+        if key in result:
+            out[key] = result[key]
+    return out
+
+
+def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir: Path | None,
+                 log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every ingest measurement for one vault; the database is wiped first."""
+    s = common.settings()
+    drv = common.driver(s)
+    try:
+        common.wipe(drv, s.neo4j_database)
+    finally:
+        drv.close()
+    results: dict[str, Any] = {"pages": pages}
+    log(f"[{pages}] parse only")
+    results["parse"] = _rates(_run("parse", vault, _profile(profile_dir, pages, "parse")))
+    log(f"[{pages}] full ingest")
+    results["full"] = _rates(_run("ingest", vault, _profile(profile_dir, pages, "full")))
+    log(f"[{pages}] re-ingest, nothing changed")
+    results["reingest_0"] = _rates(_run("ingest", vault))
+    originals: dict[Path, bytes] = {}
+    try:
+        for label, count in (("1 page", 1), ("1%", max(1, pages // 100)),
+                             ("10%", max(1, pages // 10))):
+            changed = edit_pages(vault, count, seed, label)
+            for path, data in changed.items():
+                originals.setdefault(path, data)
+            log(f"[{pages}] re-ingest after editing {label} ({count} pages)")
+            results[f"reingest_{label}"] = _rates(_run("ingest", vault))
+    finally:
+        restore(originals)
+    if not naive:
+        _run("ingest", vault)  # the graph matches the restored vault again
+    else:
+        drv = common.driver(s)
+        try:
+            common.wipe(drv, s.neo4j_database)
+        finally:
+            drv.close()
+        log(f"[{pages}] naive baseline (one statement per element)")
+        results["naive"] = _rates(_run("naive", vault))
+        results["naive_vs_full"] = {
+            "end_to_end": round(results["full"]["elements_per_s"]
+                                / results["naive"]["elements_per_s"], 2),
+            "db_write": round(results["full"]["db_elements_per_s"]
+                              / results["naive"]["db_elements_per_s"], 2),
+            "same_graph": (results["naive"]["graph_nodes"], results["naive"]
+                           ["graph_relationships"]) == (results["full"]["graph_nodes"],
+                                                        results["full"]["graph_relationships"]),
+        }
+        # Leave the database holding the batched ingest, for the query benchmark.
+        drv = common.driver(s)
+        try:
+            common.wipe(drv, s.neo4j_database)
+        finally:
+            drv.close()
+        _run("ingest", vault)
+    return results
+
+
+def _profile(profile_dir: Path | None, pages: int, name: str) -> Path | None:
+    if profile_dir is None:
+        return None
+    profile_dir.mkdir(parents=True, exist_ok=True)
+    return profile_dir / f"{name}-{pages}.prof"
+
+
+if __name__ == "__main__":
+    worker()

@@ -1,0 +1,308 @@
+"""Query benchmark: latency percentiles and throughput of lineage (depth 3 and 10),
+lineagePath, contradictions, search and fold (16, 256, 1,024 entries) at 1, 8 and 32 concurrent
+clients, over HTTP (GraphQL on a uvicorn server of `api.app:create_app`, in its own process) and
+through the driver directly (the same `queries` functions the resolvers call, in threads), so
+the API's overhead is a ratio.
+
+Runs against whatever graph the database holds (the ingest benchmark leaves the vault's graph
+there). The few Cypher reads below only pick sample arguments (keys, subjects, dates)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, LiteralString
+
+import httpx
+
+from benchmarks import common
+from queries.base import GraphContext
+
+CLIENTS = (1, 8, 32)
+ROOTS: LiteralString = (
+    "MATCH (p:Paper) WHERE EXISTS { (p)-[:BUILDS_ON]->() } "
+    "WITH p ORDER BY p.year DESC, p.key LIMIT 400 RETURN p.key AS key")
+ANCESTOR_3: LiteralString = (
+    "MATCH (:Page {key: $key})-[:BUILDS_ON]->()-[:BUILDS_ON]->()-[:BUILDS_ON]->(d) "
+    "RETURN d.key AS key LIMIT 1")
+SUBJECTS: LiteralString = (
+    "MATCH (x:Contradiction) WHERE x.subject IS NOT NULL "
+    "RETURN x.subject AS key, count(*) AS n ORDER BY n DESC, key LIMIT 20")
+TERMS: LiteralString = "MATCH (c:Concept) RETURN c.title AS t ORDER BY c.key LIMIT 30"
+LOG_DATES: LiteralString = (
+    "MATCH (e:LogEntry) WITH e ORDER BY e.seq DESC WITH collect(e.date) AS dates "
+    "RETURN dates[0] AS last, size(dates) AS n, dates[size(dates) / 4] AS q3, "
+    "dates[size(dates) / 2] AS mid")
+WORDS = ("スループット", "latency", "パイプライン", "KV キャッシュ", "scheduling", "メモリ",
+         "Gradient Compression", "推論")
+
+LINEAGE = """query($k: String!, $d: Int!) { lineage(from: $k, maxDepth: $d) { truncated
+  root { key } nodes { depth side page { key title } }
+  edges { relation childKey parentKey provenance { pageKey line mechanism } } } }"""
+PATH = """query($a: String!, $b: String!) { lineagePath(from: $a, to: $b) { fromIsAncestor
+  truncated paths { length nodes { key } edges { relation childKey parentKey } } } }"""
+CONTRADICTIONS = """query($s: String) { contradictions(subject: $s, first: 20) { nodes {
+  contradictionId kind status summary pageKeys evidence { source line text } } } }"""
+SEARCH = """query($t: String!) { search(text: $t, first: 10) {
+  score nameMatch snippet page { key title } } }"""
+FOLD = """query($l: Int!, $d: Date!) { foldEnding(level: $l, ending: $d) {
+  foldId entryCount markdown } }"""
+
+
+@dataclass
+class Case:
+    """One benchmarked query: its GraphQL text and variables, and the same work done through
+    the `queries` functions directly."""
+
+    name: str
+    gql: str
+    variables: Callable[[int], dict[str, Any]]
+    direct: Callable[[GraphContext, int], object]
+
+
+def _samples(ctx: GraphContext) -> dict[str, Any]:
+    roots = [r["key"] for r in ctx.read(ROOTS)]
+    roots = roots[:: max(1, len(roots) // 20)][:20]
+    pairs = []
+    for key in roots:
+        found = ctx.read(ANCESTOR_3, key=key)
+        if found:
+            pairs.append((key, found[0]["key"]))
+    dates = ctx.read(LOG_DATES)[0]
+    return {"roots": roots, "pairs": pairs,
+            "subjects": [r["key"] for r in ctx.read(SUBJECTS)] or [None],
+            "terms": [r["t"] for r in ctx.read(TERMS)][:12] + list(WORDS),
+            "dates": [d.to_native() if hasattr(d, "to_native") else d
+                      for d in (dates["last"], dates["q3"], dates["mid"]) if d is not None],
+            "entries": dates["n"] or 0}
+
+
+def _cases(s: dict[str, Any]) -> list[Case]:
+    from queries import lineage as lq
+    from queries.contradictions import contradictions
+    from queries.fold_render import render
+    from queries.fold_resolver import fold_ending
+    from queries.pages import get_page
+    from queries.search import search
+
+    roots, pairs, subjects, terms, dates = (s["roots"], s["pairs"], s["subjects"], s["terms"],
+                                            s["dates"])
+
+    def lineage(depth: int) -> Case:
+        def direct(ctx: GraphContext, i: int) -> object:
+            page = get_page(ctx, roots[i % len(roots)])
+            return lq.lineage(ctx, page.key, lq.Direction.ANCESTORS, None, depth)
+        return Case(f"lineage depth {depth}", LINEAGE,
+                    lambda i: {"k": roots[i % len(roots)], "d": depth}, direct)
+
+    def path_direct(ctx: GraphContext, i: int) -> object:
+        a, b = pairs[i % len(pairs)]
+        return lq.paths(ctx, get_page(ctx, a).key, get_page(ctx, b).key, None, 10, 10)
+
+    def fold(level: int) -> Case:
+        def direct(ctx: GraphContext, i: int) -> object:
+            return render(fold_ending(ctx, level, dates[i % len(dates)]))
+        return Case(f"fold {2 ** level} entries", FOLD,
+                    lambda i: {"l": level, "d": str(dates[i % len(dates)])}, direct)
+
+    cases = [lineage(3), lineage(10)]
+    if pairs:
+        cases.append(Case("lineagePath", PATH,
+                          lambda i: {"a": pairs[i % len(pairs)][0], "b": pairs[i % len(pairs)][1]},
+                          path_direct))
+    cases.append(Case(
+        "contradictions (by subject)", CONTRADICTIONS,
+        lambda i: {"s": subjects[i % len(subjects)]},
+        lambda ctx, i: contradictions(ctx, subject=subjects[i % len(subjects)], first=20)))
+    cases.append(Case("search", SEARCH, lambda i: {"t": terms[i % len(terms)]},
+                      lambda ctx, i: search(ctx, terms[i % len(terms)], 10)))
+    for level in (4, 8, 10):
+        # Late dates leave fewer entries before them; a fold needs 2^level of them.
+        if dates and s["entries"] >= 2 ** level * 2:
+            cases.append(fold(level))
+    return cases
+
+
+def _stats(latencies: list[float], errors: int, wall: float, first_error: str | None
+           ) -> dict[str, Any]:
+    ordered = sorted(latencies)
+
+    def pct(p: float) -> float | None:
+        if not ordered:
+            return None
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000, 2)
+
+    return {"requests": len(ordered), "errors": errors, "p50_ms": pct(0.50),
+            "p95_ms": pct(0.95), "p99_ms": pct(0.99),
+            "rps": round(len(ordered) / wall, 1) if wall else None, "first_error": first_error}
+
+
+async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
+                ) -> dict[str, Any]:
+    latencies: list[float] = []
+    errors = 0
+    first_error: str | None = None
+    counter = 0
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        async def one(i: int) -> tuple[float, str | None]:
+            started = time.perf_counter()
+            response = await client.post("/graphql", json={"query": case.gql,
+                                                           "variables": case.variables(i)})
+            elapsed = time.perf_counter() - started
+            body = response.json()
+            problem = None
+            if response.status_code != 200 or body.get("errors"):
+                problem = str(body.get("errors") or response.status_code)[:300]
+            return elapsed, problem
+
+        for i in range(warmup):
+            await one(i)
+        deadline = time.perf_counter() + duration
+        started = time.perf_counter()
+
+        async def worker() -> None:
+            nonlocal counter, errors, first_error
+            while time.perf_counter() < deadline:
+                counter += 1
+                elapsed, problem = await one(counter)
+                if problem:
+                    errors += 1
+                    first_error = first_error or problem
+                else:
+                    latencies.append(elapsed)
+
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        wall = time.perf_counter() - started
+    return _stats(latencies, errors, wall, first_error)
+
+
+def _direct(ctx: GraphContext, case: Case, clients: int, duration: float, warmup: int
+            ) -> dict[str, Any]:
+    for i in range(warmup):
+        case.direct(ctx, i)
+    latencies: list[float] = []
+    errors = 0
+    first_error: str | None = None
+    lock = threading.Lock()
+    counter = iter(range(10**9))
+    deadline = time.perf_counter() + duration
+
+    def worker() -> None:
+        nonlocal errors, first_error
+        while time.perf_counter() < deadline:
+            with lock:
+                i = next(counter)
+            started = time.perf_counter()
+            try:
+                case.direct(ctx, i)
+            except Exception as exc:  # a failing query is a result to report, not a crash
+                with lock:
+                    errors += 1
+                    first_error = first_error or repr(exc)[:300]
+                continue
+            with lock:
+                latencies.append(time.perf_counter() - started)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        for future in [pool.submit(worker) for _ in range(clients)]:
+            future.result()
+    return _stats(latencies, errors, time.perf_counter() - started, first_error)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ApiServer:
+    """uvicorn serving `api.app:create_app` in its own process (so the load generator does not
+    share its interpreter)."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "VAULTKG_QUERY_TIMEOUT": os.environ.get(
+            "VAULTKG_QUERY_TIMEOUT", "60")}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host",
+             "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+             "--no-access-log"], env=env, cwd=str(Path(__file__).resolve().parents[1]))
+
+    def wait(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("the API server exited")
+            try:
+                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError("the API server did not become ready")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def bench_queries(vault: Path | None = None, *, quick: bool = False,
+                  clients: tuple[int, ...] = CLIENTS, http: bool = True,
+                  log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every case at every concurrency, over HTTP and directly; the graph must be loaded."""
+    s = common.settings()
+    drv = common.driver(s)
+    ctx = GraphContext(drv, s.neo4j_database, timeout_s=60)
+    duration, warmup = (2.0, 2) if quick else (8.0, 5)
+    rows: list[dict[str, Any]] = []
+    server = ApiServer() if http else None
+    note = None
+    try:
+        samples = _samples(ctx)
+        cases = _cases(samples)
+        if server is not None:
+            try:
+                server.wait()
+            except RuntimeError as exc:
+                note = f"HTTP pending: {exc}"
+                server.stop()
+                server = None
+        for case in cases:
+            for n in clients:
+                log(f"query {case.name} x{n}")
+                row: dict[str, Any] = {"query": case.name, "clients": n,
+                                       "driver": _direct(ctx, case, n, duration, warmup)}
+                if server is not None:
+                    row["http"] = asyncio.run(_http(server.url, case, n, duration, warmup))
+                rows.append(row)
+    finally:
+        if server is not None:
+            server.stop()
+        drv.close()
+    return {"rows": rows, "samples": {k: (v if k != "dates" else [str(d) for d in v])
+                                      for k, v in samples.items() if k != "terms"},
+            "duration_s": duration, "note": note,
+            "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(bench_queries(quick="--quick" in sys.argv), indent=2, default=str))

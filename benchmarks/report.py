@@ -1,0 +1,114 @@
+"""Markdown tables from `benchmarks/out/results.json`: one section per vault size plus a
+scaling table, for RESULTS.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (empty db)"),
+               ("reingest_0", "re-ingest, nothing changed"),
+               ("reingest_1 page", "re-ingest, 1 page edited"),
+               ("reingest_1%", "re-ingest, 1% edited"), ("reingest_10%", "re-ingest, 10% edited"),
+               ("naive", "naive baseline (1 statement/element)"))
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _ingest_table(ingest: dict[str, Any]) -> list[str]:
+    lines = ["| run | wall s | pages parsed | pages/s | elements created | elements/s | "
+             "db write elements/s | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, label in INGEST_ROWS:
+        row = ingest.get(key)
+        if not row:
+            continue
+        parsed = row.get("parsed", row.get("records", {}).get("pages"))
+        pages_per_s = (parsed / row["elapsed_s"]) if parsed else None
+        lines.append(
+            f"| {label} | {_fmt(row['elapsed_s'], 2)} | {_fmt(parsed)} | {_fmt(pages_per_s)} | "
+            f"{_fmt(row.get('elements'))} | {_fmt(row.get('elements_per_s'))} | "
+            f"{_fmt(row.get('db_elements_per_s'))} | {_fmt(row['peak_rss_mb'])} |")
+    ratio = ingest.get("naive_vs_full")
+    if ratio:
+        lines += ["", f"Batched vs naive, elements/s: end to end **{ratio['end_to_end']}x**, "
+                      f"database write phase alone **{ratio['db_write']}x**; same graph "
+                      f"(node and relationship counts equal): {ratio['same_graph']}."]
+    return lines
+
+
+def _phase_table(ingest: dict[str, Any]) -> list[str]:
+    keys = [k for k, _ in INGEST_ROWS if k in ingest and ingest[k].get("phases_s")
+            and k != "naive"]
+    names: list[str] = []
+    for k in keys:
+        for name in ingest[k]["phases_s"]:
+            if name not in names:
+                names.append(name)
+    lines = ["| phase (s) | " + " | ".join(keys) + " |",
+             "|---|" + "---:|" * len(keys)]
+    for name in names:
+        lines.append(f"| {name} | " + " | ".join(
+            _fmt(ingest[k]["phases_s"].get(name), 2) for k in keys) + " |")
+    return lines
+
+
+def _query_table(query: dict[str, Any]) -> list[str]:
+    lines = ["| query | clients | HTTP p50 ms | p95 | p99 | req/s | driver p50 ms | p95 | p99 | "
+             "req/s | HTTP/driver (p50) |", "|---|" + "---:|" * 10]
+    for row in query.get("rows", []):
+        http, drv = row.get("http") or {}, row.get("driver") or {}
+        ratio = (http["p50_ms"] / drv["p50_ms"]) if http.get("p50_ms") and drv.get(
+            "p50_ms") else None
+        lines.append(
+            f"| {row['query']} | {row['clients']} | {_fmt(http.get('p50_ms'), 2)} | "
+            f"{_fmt(http.get('p95_ms'), 2)} | {_fmt(http.get('p99_ms'), 2)} | "
+            f"{_fmt(http.get('rps'))} | {_fmt(drv.get('p50_ms'), 2)} | "
+            f"{_fmt(drv.get('p95_ms'), 2)} | {_fmt(drv.get('p99_ms'), 2)} | "
+            f"{_fmt(drv.get('rps'))} | {_fmt(ratio, 2)} |")
+    if query.get("note"):
+        lines += ["", query["note"]]
+    return lines
+
+
+def _scaling(data: dict[str, Any]) -> list[str]:
+    lines = ["| pages | graph nodes | graph rels | full ingest s | pages/s | elements/s | "
+             "parse-only s | peak RSS (full) MiB | re-ingest 1 page s |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for pages, entry in sorted(data.get("sizes", {}).items(), key=lambda kv: int(kv[0])):
+        ingest = entry.get("ingest") or {}
+        full, parse = ingest.get("full") or {}, ingest.get("parse") or {}
+        one = ingest.get("reingest_1 page") or {}
+        lines.append(
+            f"| {int(pages):,} | {_fmt(full.get('graph_nodes'))} | "
+            f"{_fmt(full.get('graph_relationships'))} | {_fmt(full.get('elapsed_s'), 1)} | "
+            f"{_fmt(full.get('pages_per_s'))} | {_fmt(full.get('elements_per_s'))} | "
+            f"{_fmt(parse.get('elapsed_s'), 1)} | {_fmt(full.get('peak_rss_mb'))} | "
+            f"{_fmt(one.get('elapsed_s'), 2)} |")
+    return lines
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    m = data.get("machine", {})
+    out = ["# Benchmark results (generated)", "",
+           f"Machine: {m.get('nproc')} cores ({m.get('cpu')}), {m.get('ram_gib')} GiB RAM, "
+           f"Python {m.get('python')}, Neo4j {m.get('neo4j_server')}, driver "
+           f"{m.get('neo4j_driver')}; load average at start {m.get('load_avg')}.", "",
+           "## Scaling", "", *_scaling(data), ""]
+    for pages, entry in sorted(data.get("sizes", {}).items(), key=lambda kv: int(kv[0])):
+        out += [f"## {int(pages):,} pages", "",
+                f"Load average before/after: {entry.get('load_before')} / "
+                f"{entry.get('load_after')}.", ""]
+        if entry.get("ingest"):
+            out += ["### Ingest", "", *_ingest_table(entry["ingest"]), "",
+                    "### Where the time goes (seconds, per run)", "",
+                    *_phase_table(entry["ingest"]), ""]
+        if entry.get("query"):
+            out += ["### Queries", "", *_query_table(entry["query"]), ""]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,45 @@
+"""The benchmark vault generator is deterministic (same seed, same bytes) and yields exactly the
+requested number of pages, shaped like the example vault."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from benchmarks.generate import counts_for, generate, render
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_same_bytes_and_requested_page_count(tmp_path: Path) -> None:
+    first = generate(300, tmp_path / "a", seed=11)
+    second = generate(300, tmp_path / "b", seed=11)
+    assert _digest(first) == _digest(second)
+    pages = sorted(first.rglob("*.md"))
+    assert len(pages) == 300 == counts_for(300).total
+    assert (first / "wiki" / "log.md").exists()
+    assert (first / "wiki" / "meta" / "ledgers" / "claim-ledger.json").exists()
+    assert len(list((first / "wiki" / "sources").glob("@*__*__*.md"))) == counts_for(300).papers
+
+
+def test_other_seed_other_vault_and_log_has_an_entry_per_page() -> None:
+    a, b = render(200, seed=1), render(200, seed=2)
+    assert a != b
+    log = a["wiki/log.md"].split("\n")
+    entries = [line for line in log if line.startswith("## [")]
+    assert any(" lint | " in e for e in entries) and any(" fold | " in e for e in entries)
+    # Every page but the log is created by a log entry (papers through their Summary alias).
+    created = {name for line in log if line.startswith(("- Pages created:", "- Summary:"))
+               for name in re.findall(r"\[\[([^\]|#]+)", line)}
+    names = set()
+    for path, text in a.items():
+        if path.endswith(".md") and path != "wiki/log.md":
+            alias = re.search(r'^aliases:\n  - "(@[^"]+)"', text, re.MULTILINE)
+            names.add(alias.group(1) if alias else Path(path).stem)
+    assert names == created
+    assert any("> [!contradiction]" in text for text in a.values())
+    assert any("builds_on::" in text for text in a.values())
