@@ -827,17 +827,26 @@ def edit_pages(root: Path, count: int, seed: int, tag: str) -> dict[Path, bytes]
     """Append one line (a new link and a number) to `count` source or concept pages, chosen by
     seed; returns the original bytes so the caller can restore them."""
     rng = Random(f"{seed}:{tag}")
-    candidates = sorted((root / "wiki" / "sources").glob("*.md")) + sorted(
-        (root / "wiki" / "concepts").glob("*.md"))
     concepts = sorted(p.stem for p in (root / "wiki" / "concepts").glob("*.md"))
     originals: dict[Path, bytes] = {}
-    for path in rng.sample(candidates, min(count, len(candidates))):
+    for path in _choose(rng, root, count):
         data = path.read_bytes()
         originals[path] = data
         line = (f"\n追記（{tag}）: [[{rng.choice(concepts)}]] のスループットを "
                 f"{rng.uniform(1.1, 9.9):.1f} 倍改善した。\n")
         path.write_bytes(data + line.encode("utf-8"))
     return originals
+
+
+def _choose(rng: Random, root: Path, count: int) -> list[Path]:
+    candidates = sorted((root / "wiki" / "sources").glob("*.md")) + sorted(
+        (root / "wiki" / "concepts").glob("*.md"))
+    return rng.sample(candidates, min(count, len(candidates)))
+
+
+def chosen_pages(root: Path, count: int, seed: int, tag: str) -> list[Path]:
+    """The pages `edit_pages(root, count, seed, tag)` edits (to back them up first)."""
+    return _choose(Random(f"{seed}:{tag}"), root, count)
 
 
 def restore(originals: dict[Path, bytes]) -> None:

@@ -9,6 +9,7 @@ INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (emp
                ("reingest_0", "re-ingest, nothing changed"),
                ("reingest_1 page", "re-ingest, 1 page edited"),
                ("reingest_1%", "re-ingest, 1% edited"), ("reingest_10%", "re-ingest, 10% edited"),
+               ("reingest_warm", "re-ingest, 1 page edited, warm process"),
                ("naive", "naive baseline (1 statement/element)"))
 
 
@@ -24,7 +25,8 @@ def _fmt(value: Any, digits: int = 1) -> str:
 
 def _ingest_table(ingest: dict[str, Any]) -> list[str]:
     lines = ["| run | wall s | pages parsed | pages/s | elements created | elements/s | "
-             "db write elements/s | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "db write elements/s | client CPU s | Neo4j CPU s | elements/CPU s | "
+             "peak RSS MiB |", "|---|" + "---:|" * 10]
     for key, label in INGEST_ROWS:
         row = ingest.get(key)
         if not row:
@@ -34,7 +36,9 @@ def _ingest_table(ingest: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {label} | {_fmt(row['elapsed_s'], 2)} | {_fmt(parsed)} | {_fmt(pages_per_s)} | "
             f"{_fmt(row.get('elements'))} | {_fmt(row.get('elements_per_s'))} | "
-            f"{_fmt(row.get('db_elements_per_s'))} | {_fmt(row['peak_rss_mb'])} |")
+            f"{_fmt(row.get('db_elements_per_s'))} | {_fmt(row.get('cpu_s'))} | "
+            f"{_fmt(row.get('server_cpu_s'))} | {_fmt(row.get('elements_per_cpu_s'))} | "
+            f"{_fmt(row['peak_rss_mb'])} |")
     ratio = ingest.get("naive_vs_full")
     if ratio:
         lines += ["", f"Batched vs naive, elements/s: end to end **{ratio['end_to_end']}x**, "

@@ -35,6 +35,8 @@ STATEMENTS: tuple[LiteralString, ...] = (
     "CREATE INDEX page_aliases_folded IF NOT EXISTS FOR (p:Page) ON (p.names_folded)",
     "CREATE INDEX log_entry_date IF NOT EXISTS FOR (e:LogEntry) ON (e.date)",
     "CREATE INDEX log_entry_seq IF NOT EXISTS FOR (e:LogEntry) ON (e.seq)",
+    # Folds date a claim by the log entry above its line: (page, line) is a seek, not a scan.
+    "CREATE INDEX log_entry_page_line IF NOT EXISTS FOR (e:LogEntry) ON (e.page, e.line)",
     "CREATE INDEX claim_asserted IF NOT EXISTS FOR (c:Claim) ON (c.asserted_by)",
     "CREATE INDEX claim_subject IF NOT EXISTS FOR (c:Claim) ON (c.subject)",
     "CREATE INDEX contradiction_asserted IF NOT EXISTS FOR (c:Contradiction) ON (c.asserted_by)",

@@ -1,5 +1,6 @@
-"""Which names a few pages could possibly mention, so a small re-ingest builds its mention
-matcher over those names only instead of tokenizing every name in the vault.
+"""Which names a text could possibly mention: a small re-ingest builds its mention matcher over
+those names only (instead of tokenizing every name in the vault), and the matcher skips the
+tokenizer for lines that contain no name at all (most lines).
 
 Why it gives the same mentions: the matcher compares tokens lower-cased (`LOWER`), and tokens
 cover every character of their span except whitespace. So when a name matches a line, the name
@@ -25,9 +26,20 @@ def squash(text: str) -> str:
 
 def unlinked(line: str) -> str:
     """The line with every link replaced by a separator no name contains."""
-    for raw in reversed(find_links(line)):
-        line = line[:raw.start] + "\x00" + line[raw.end:]
-    return line
+    return outside(line, [(raw.start, raw.end) for raw in find_links(line)])
+
+
+def outside(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """The text with each span (start, end) replaced by a separator no name contains."""
+    parts: list[str] = []
+    cursor = 0
+    for start, end in sorted(spans):
+        if start > cursor:
+            parts.append(text[cursor:start])
+        parts.append("\x00")
+        cursor = max(cursor, end)
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def possible_names(names: Iterable[tuple[str, str]], texts: Sequence[str]
@@ -49,3 +61,31 @@ def possible_names(names: Iterable[tuple[str, str]], texts: Sequence[str]
         if s in hay:
             out.append((name, key))
     return out
+
+
+class NameScan:
+    """Whether a text holds any of many names, squashed: one dict lookup per character (and one
+    per short-name length), far cheaper than tokenizing the text."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._heads: dict[str, list[str]] = {}
+        self._short: set[str] = set()
+        for name in names:
+            s = squash(name)
+            if len(s) >= GRAM:
+                self._heads.setdefault(s[:GRAM], []).append(s)
+            elif s:
+                self._short.add(s)
+        self._short_lengths = sorted({len(s) for s in self._short})
+
+    def any_in(self, text: str) -> bool:
+        s = squash(text)
+        heads, short, lengths = self._heads, self._short, self._short_lengths
+        for i in range(len(s)):
+            found = heads.get(s[i:i + GRAM])
+            if found is not None and any(s.startswith(name, i) for name in found):
+                return True
+            for length in lengths:
+                if s[i:i + length] in short:
+                    return True
+        return False

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from loaders.mention_filter import NameScan, outside
 from loaders.records import Mention
 from loaders.tokens import blank, has_cjk, make_doc
 
@@ -30,6 +31,8 @@ class MentionFinder:
         self._keys: dict[str, dict[int, str]] = {}
         self._matchers: dict[str, Any] = {}
         pairs = sorted({(name.strip(), key) for name, key in names if _usable(name)})
+        # Most lines name no page: those skip the tokenizer (same mentions, see mention_filter).
+        self._scan = NameScan(name for name, _ in pairs)
         for lang in ("en", "ja"):
             nlp = blank(lang)
             matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
@@ -47,6 +50,8 @@ class MentionFinder:
              link_spans: list[tuple[int, int]]) -> list[Mention]:
         """Mentions on one line outside the given link spans; the page's own names are
         skipped."""
+        if not self._scan.any_in(outside(text, link_spans)):
+            return []
         lang = "ja" if has_cjk(text) else "en"
         doc = make_doc(text, lang)
         out: list[Mention] = []

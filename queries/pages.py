@@ -52,6 +52,30 @@ def get_page(ctx: GraphContext, name: str) -> PageRecord:
     return page
 
 
+# A work whose short alias is `@YEAR__VENUE__<name>` or whose title starts with `<name>:`.
+FIND_WORK: LiteralString = (
+    "MATCH (p:Source) WHERE any(a IN p.aliases WHERE toLower(a) ENDS WITH $suffix) "
+    "  OR toLower(p.title) = $lower OR toLower(p.title) STARTS WITH $lower + ':' "
+    "  OR toLower(p.title) STARTS WITH $lower + ' - ' "
+    "WITH p ORDER BY p.year, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
+
+
+def get_work(ctx: GraphContext, name: str) -> PageRecord:
+    """The work (source page) a lineage question means by `name`. `FFTrainer` names both a
+    product page and, by its short alias `@2025__arXiv__FFTrainer`, the paper: lineage is about
+    works, so a non-work match gives way to a work with that short name when there is one."""
+    page = find_page(ctx, name)
+    if page is not None and page.kind in ("Paper", "Source"):
+        return page
+    lower = clean_name(name).lower()
+    rows = ctx.read(FIND_WORK, suffix="__" + lower, lower=lower)
+    if rows:
+        return PageRecord.from_row(rows[0]["page"])
+    if page is None:
+        raise NotFound(f"no page is called {name!r} (tried file stem, title and aliases)")
+    return page
+
+
 def pages_by_keys(ctx: GraphContext, keys: list[str]) -> dict[str, PageRecord]:
     """Pages by exact key; missing keys are absent from the result."""
     rows = ctx.read(PAGES_BY_KEYS, keys=keys)

@@ -101,6 +101,17 @@ def test_ancestors_of_fftrainer_back_to_gpipe_in_year_order(api: Api) -> None:
         S["Megatron"], 56, "log/2026-06-17/03")
 
 
+def test_lineage_by_short_name_means_the_work(api: Api) -> None:
+    """`FFTrainer` is also a product page's name; a lineage question means the paper."""
+    data = api.data("""{ lineage(from: "FFTrainer") { root { key } nodes { page { key } } } }""")
+    assert data["lineage"]["root"]["key"] == S["FFTrainer"]
+    assert S["GPipe"] in {n["page"]["key"] for n in data["lineage"]["nodes"]}
+    path = api.data("""{ lineagePath(from: "FP8-LM", to: "GPipe") {
+        from { key } to { key } fromIsAncestor } }""")["lineagePath"]
+    assert (path["from"]["key"], path["to"]["key"]) == (S["FP8"], S["GPipe"])
+    assert path["fromIsAncestor"] is False
+
+
 def test_descendants_depth_bound_and_relation_filter(api: Api) -> None:
     q = """query($from: String!, $dir: LineageDirection!, $depth: Int!,
                  $rel: [LineageRelation!]) {

@@ -166,6 +166,16 @@ def test_cli_lists_and_runs_saved_queries(graph: GraphContext) -> None:
     assert isinstance(bad.exception, BadUserInput)
 
 
+def test_schema_doc_example_queries_plan_as_reads(graph: GraphContext) -> None:
+    doc = SCHEMA_DOC.read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in doc.split("```cypher\n")[1:]]
+    assert len(blocks) >= 8
+    with graph.driver.session(database=graph.database) as session:
+        for block in blocks:
+            summary = session.run("EXPLAIN " + block).consume()
+            assert summary.query_type == "r", block
+
+
 def test_schema_doc_names_every_label_type_property_and_saved_query(
         graph: GraphContext) -> None:
     doc = SCHEMA_DOC.read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ from api.types import Ctx
 from loaders.errors import NotFound
 from queries import lineage as lineage_queries
 from queries.lineage_render import to_dot, to_mermaid
-from queries.pages import get_page
+from queries.pages import get_work
 
 
 @strawberry.enum(description="Diagram text formats.")
@@ -37,7 +37,7 @@ class DiagramQueries:
                               relations: RelationsArg = None,
                               max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
                               format: DiagramFormat = DiagramFormat.MERMAID) -> str:
-        root = await info.context.run(get_page, from_)
+        root = await info.context.run(get_work, from_)
         found = await info.context.run(
             lineage_queries.lineage, root.key, lineage_queries.Direction(direction.value),
             [r.value for r in relations] if relations else None, max_depth)

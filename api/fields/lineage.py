@@ -25,7 +25,7 @@ from loaders.errors import NotFound
 from loaders.records import LineageRelation
 from queries import lineage as lineage_queries
 from queries.common import PageRecord
-from queries.pages import get_page
+from queries.pages import get_page, get_work
 
 FromArg = Annotated[str, strawberry.argument(
     name="from", description="A work's file stem, title or alias (e.g. `@2025__arXiv__X`).")]
@@ -55,7 +55,7 @@ class LineageQueries:
                       direction: LineageDirection = LineageDirection.ANCESTORS,
                       relations: RelationsArg = None,
                       max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH) -> Lineage:
-        root = await info.context.run(get_page, from_)
+        root = await info.context.run(get_work, from_)
         found = await info.context.run(
             lineage_queries.lineage, root.key, lineage_queries.Direction(direction.value),
             _relations(relations), max_depth)
@@ -75,8 +75,8 @@ class LineageQueries:
                            relations: RelationsArg = None,
                            max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
                            first: int = 10) -> LineagePaths:
-        source, target = await asyncio.gather(info.context.run(get_page, from_),
-                                              info.context.run(get_page, to))
+        source, target = await asyncio.gather(info.context.run(get_work, from_),
+                                              info.context.run(get_work, to))
         found = await info.context.run(lineage_queries.paths, source.key, target.key,
                                        _relations(relations), max_depth, first)
         if found is None:

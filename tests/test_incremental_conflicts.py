@@ -1,0 +1,85 @@
+"""Numeric conflicts are re-derived only for the subjects an edit touches, and the graph still
+equals a clean ingest: the overview's unmarked "up to 2x" conflict disappears when the page is
+corrected and comes back when the edit is undone; a dead run's leftovers are repaired."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graph import writer as graph_writer
+from graph.ingest import ingest
+from tests import db as test_db
+from tests.graph_dump import diff, dump
+from tests.vaults import SHARED_EXAMPLE
+
+pytestmark = pytest.mark.integration
+
+DETECTED = ("MATCH (x:Contradiction {kind: 'detected'}) RETURN x.subject AS subject, "
+            "x.claims AS claims ORDER BY subject")
+
+
+def _detected(driver: neo4j.Driver, database: str) -> list[dict[str, object]]:
+    records, _, _ = driver.execute_query(DETECTED, database_=database)
+    return [r.data() for r in records]
+
+
+def _same_as_clean(driver: neo4j.Driver, database: str, vault: Path) -> None:
+    incremental = dump(driver, database)
+    test_db.wipe(driver, database)
+    ingest(driver, database, vault)
+    assert diff(incremental, dump(driver, database)) == []
+
+
+def test_correcting_and_restoring_a_conflicting_figure(
+        clean_db: neo4j.Driver, neo4j_database: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(SHARED_EXAMPLE, vault)
+    ingest(clean_db, neo4j_database, vault)
+    before = _detected(clean_db, neo4j_database)
+    assert any(x["subject"] == "Mooncake" for x in before)
+
+    overview = vault / "wiki" / "overview.md"
+    text = overview.read_text(encoding="utf-8")
+    assert "TTFT を最大 2 倍削減" in text
+    overview.write_text(text.replace("TTFT を最大 2 倍削減", "TTFT を最大 1.75 倍削減"),
+                        encoding="utf-8")
+    # Force the incremental path (one transaction for the touched subjects only).
+    monkeypatch.setattr(graph_writer, "INCREMENTAL_SUBJECTS", 50)
+    report = ingest(clean_db, neo4j_database, vault)
+    assert report.parsed == 1
+    after = _detected(clean_db, neo4j_database)
+    assert not any(x["subject"] == "Mooncake" for x in after)
+    assert [x for x in after if x["subject"] != "Mooncake"] == \
+        [x for x in before if x["subject"] != "Mooncake"]
+    _same_as_clean(clean_db, neo4j_database, vault)
+
+    overview.write_text(text, encoding="utf-8")
+    ingest(clean_db, neo4j_database, vault)
+    assert _detected(clean_db, neo4j_database) == before
+    _same_as_clean(clean_db, neo4j_database, vault)
+
+
+def test_a_conflict_left_behind_by_a_dead_run_is_repaired(
+        clean_db: neo4j.Driver, neo4j_database: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(SHARED_EXAMPLE, vault)
+    ingest(clean_db, neo4j_database, vault)
+    # A run that died right after removing the overview's claims (its hash already cleared),
+    # then the overview was corrected: nothing the new run parses names Mooncake's figure any
+    # more, yet the stale conflict must go.
+    clean_db.execute_query(
+        "MATCH (p:Page {key: 'overview'}) SET p.content_hash = null WITH p "
+        "MATCH (c:Claim) WHERE c.asserted_by = p.key DETACH DELETE c", database_=neo4j_database)
+    overview = vault / "wiki" / "overview.md"
+    overview.write_text(overview.read_text(encoding="utf-8").replace(
+        "TTFT を最大 2 倍削減", "TTFT を大きく削減"), encoding="utf-8")
+    monkeypatch.setattr(graph_writer, "INCREMENTAL_SUBJECTS", 50)
+    ingest(clean_db, neo4j_database, vault)
+    assert not any(x["subject"] == "Mooncake" for x in _detected(clean_db, neo4j_database))
+    _same_as_clean(clean_db, neo4j_database, vault)
