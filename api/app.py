@@ -4,6 +4,7 @@ shutdown; a fresh GraphContext and DataLoaders per request."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -43,13 +44,24 @@ async def readyz(request: Request) -> dict[str, str] | JSONResponse:
     return {"status": "ready"}
 
 
+class JsonSafeGraphQLRouter(GraphQLRouter[ApiContext, None]):
+    """A body nested too deeply for Python's JSON parser (`[[[[...`) is a 400 like any other
+    unparsable body, not a RecursionError and a 500."""
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return json.loads(data)
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply", "", 0) from None
+
+
 def graphql_router(settings: Settings) -> GraphQLRouter[ApiContext, None]:
     async def context(request: Request) -> ApiContext:
         driver: neo4j.Driver = request.app.state.driver
         graph = CountingGraphContext(driver, settings.neo4j_database, settings.query_timeout_s)
         return ApiContext(graph, settings, key_matches(settings, bearer_token(request)))
 
-    return GraphQLRouter(schema, path="/graphql", context_getter=context)
+    return JsonSafeGraphQLRouter(schema, path="/graphql", context_getter=context)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

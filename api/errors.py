@@ -17,8 +17,12 @@ log = logging.getLogger("vaultkg.api")
 INTERNAL = "INTERNAL"
 QUERY_TOO_COMPLEX = "QUERY_TOO_COMPLEX"
 TIMEOUT = "TIMEOUT"
-# What strawberry's limiters and graphql-core's token limit say when they refuse a document.
-LIMIT_MARKERS = ("exceeds maximum operation depth", "aliases found", "more than")
+# Neo4j's codes for a transaction its timeout ended: while running, or while waiting for a lock.
+TIMED_OUT = ("TransactionTimedOut", "LockClientStopped")
+# What strawberry's limiters and graphql-core's token limit say when they refuse a document
+# (graphql-core also aborts validation past its budget for comparing repeated fields).
+LIMIT_MARKERS = ("exceeds maximum operation depth", "aliases found", "more than",
+                 "Validation aborted")
 
 
 class QueryTooComplex(VaultkgError):
@@ -33,7 +37,7 @@ def code_and_message(error: GraphQLError) -> tuple[str, str]:
     if isinstance(original, GraphUnavailable):
         return original.code, "the graph database is not reachable; try again later"
     if isinstance(original, GraphError):
-        if "TransactionTimedOut" in str(original):
+        if any(code in str(original) for code in TIMED_OUT):
             return TIMEOUT, "the query took longer than the server allows; narrow it down"
         return original.code, "the graph database could not answer this query"
     if isinstance(original, VaultkgError):

@@ -4,8 +4,10 @@ caches, error codes, a cost report). `python -m api.schema` rewrites api/schema.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,12 @@ MAX_DEPTH = 12
 MAX_ALIASES = 100
 MAX_TOKENS = 5000
 SDL_PATH = Path(__file__).with_name("schema.graphql")
+# Executing a document (validating, resolving, building the response) is CPU work; on the
+# server's event loop one heavy query would stall every other request, /healthz included
+# (tests/test_api_abuse.py). Each execution runs in its own loop on one of these threads;
+# further requests wait their turn without blocking anything.
+MAX_CONCURRENT_EXECUTIONS = 16
+EXECUTOR = ThreadPoolExecutor(MAX_CONCURRENT_EXECUTIONS, thread_name_prefix="vaultkg-graphql")
 
 # Extension point: each group is a @strawberry.type of Query fields (use decorators.read_field).
 # To add fields (e.g. `fold(from:, to:, asOf:)`), write a group in api/fields/ and append it.
@@ -74,9 +82,11 @@ class VaultkgSchema(strawberry.Schema):
             operation_name: str | None = None,
             allowed_operation_types: Iterable[OperationType] | None = None,
             operation_extensions: dict[str, Any] | None = None) -> ExecutionResult:
-        result = await super().execute(query, variable_values, context_value, root_value,
-                                       operation_name, allowed_operation_types,
-                                       operation_extensions)
+        execution = super().execute(query, variable_values, context_value, root_value,
+                                    operation_name, allowed_operation_types,
+                                    operation_extensions)
+        result = await asyncio.get_running_loop().run_in_executor(EXECUTOR, asyncio.run,
+                                                                  execution)
         result.errors = with_codes(result.errors)
         return result
 

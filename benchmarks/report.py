@@ -65,8 +65,12 @@ def _phase_table(ingest: dict[str, Any]) -> list[str]:
 
 def _query_table(query: dict[str, Any]) -> list[str]:
     lines = ["| query | clients | HTTP p50 ms | p95 | p99 | req/s | driver p50 ms | p95 | p99 | "
-             "req/s | HTTP/driver (p50) |", "|---|" + "---:|" * 10]
+             "req/s | HTTP/driver (p50) | errors HTTP/driver |", "|---|" + "---:|" * 11]
     for row in query.get("rows", []):
+        if row.get("skipped"):
+            lines.append(f"| {row['query']} | {row['clients']} | skipped: {row['skipped']} |"
+                         + " |" * 9)
+            continue
         http, drv = row.get("http") or {}, row.get("driver") or {}
         ratio = (http["p50_ms"] / drv["p50_ms"]) if http.get("p50_ms") and drv.get(
             "p50_ms") else None
@@ -75,7 +79,8 @@ def _query_table(query: dict[str, Any]) -> list[str]:
             f"{_fmt(http.get('p95_ms'), 2)} | {_fmt(http.get('p99_ms'), 2)} | "
             f"{_fmt(http.get('rps'))} | {_fmt(drv.get('p50_ms'), 2)} | "
             f"{_fmt(drv.get('p95_ms'), 2)} | {_fmt(drv.get('p99_ms'), 2)} | "
-            f"{_fmt(drv.get('rps'))} | {_fmt(ratio, 2)} |")
+            f"{_fmt(drv.get('rps'))} | {_fmt(ratio, 2)} | "
+            f"{_fmt(http.get('errors'))}/{_fmt(drv.get('errors'))} |")
     if query.get("note"):
         lines += ["", query["note"]]
     return lines

@@ -227,9 +227,9 @@ class GraphWriter:
 
     def _derive_detected(self, subjects: set[str]) -> None:
         """Numeric conflicts from numeric claims. Only the groups of `subjects` can change (plus
-        any a dead run left without a claim); with the subjects whose claims share a page line
-        with theirs (one conflict is reported once across subjects), they are re-derived alone,
-        atomically. Many subjects: everything is re-derived."""
+        any a dead run left without a claim); with the subjects whose claims state the same
+        value on the same page line (one conflict is reported once across subjects), they are
+        re-derived alone, atomically. Many subjects: everything is re-derived."""
         subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
         frontier = subjects
         while frontier and len(subjects) <= INCREMENTAL_SUBJECTS:
@@ -246,9 +246,18 @@ class GraphWriter:
             claims = [ClaimRecord(origin="numeric", **r)
                       for r in self.read(w.NUMERIC_CLAIMS_OF, subjects=ordered)]
             rows = [contradiction_row(c, None) for c in detect_conflicts(claims)]
-            self.run_together([(w.DELETE_DETECTED_OF, {"subjects": ordered})] + [
-                (w.UPSERT_CONTRADICTIONS, {"rows": rows[start:start + self.batch_size]})
-                for start in range(0, len(rows), self.batch_size)])
+            # Rewrite only what differs from what is stored (usually a handful of nodes).
+            stored = {r["id"]: r for r in self.read(w.DETECTED_OF, subjects=ordered)}
+            keep = {row["id"] for row in rows if row["id"] in stored
+                    and stored[row["id"]]["intact"]
+                    and _without(stored[row["id"]]["props"], "marked") == _without(
+                        row["props"], None)}
+            rows = [row for row in rows if row["id"] not in keep]
+            gone = sorted(set(stored) - keep)
+            if rows or gone:
+                self.run_together([(w.DELETE_CONTRADICTIONS, {"ids": gone})] + [
+                    (w.UPSERT_CONTRADICTIONS, {"rows": rows[start:start + self.batch_size]})
+                    for start in range(0, len(rows), self.batch_size)])
         self.run(w.MARK_DETECTED)
 
     def run_together(self, statements: list[tuple[LiteralString, dict[str, Any]]]) -> None:
@@ -259,6 +268,11 @@ class GraphWriter:
         with translate_errors(), self.driver.session(database=self.database) as session:
             for counters in session.execute_write(work):
                 self.stats.add(counters)
+
+
+def _without(props: dict[str, Any], key: str | None) -> dict[str, Any]:
+    """Properties as Neo4j stores them (no nulls), less `key`."""
+    return {k: v for k, v in props.items() if v is not None and k != key}
 
 
 def page_props(f: PageFacts) -> dict[str, Any]:

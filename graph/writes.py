@@ -118,19 +118,23 @@ DIRTY_DETECTED_SUBJECTS = (  # lost a claim (a run that died between removal and
     "MATCH (x:Contradiction {kind: 'detected'}) "
     "WHERE any(cid IN x.claims WHERE NOT EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) "
     "RETURN DISTINCT x.subject AS subject")
-CO_STATED_SUBJECTS = (  # subjects of numeric claims stated on the same page lines
+CO_STATED_SUBJECTS = (  # subjects of numeric claims of the same value on the same page line
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
-    "WITH DISTINCT c.page AS page, c.line AS line "
+    "WITH DISTINCT c.page AS page, c.line AS line, c.value AS value "
     "MATCH (d:Claim) WHERE d.asserted_by = page AND d.page = page AND d.line = line "
-    "AND d.origin = 'numeric' AND d.subject IS NOT NULL RETURN DISTINCT d.subject AS subject")
+    "AND d.value = value AND d.origin = 'numeric' AND d.subject IS NOT NULL "
+    "RETURN DISTINCT d.subject AS subject")
 NUMERIC_CLAIMS_OF = (
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
     "RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers")
-DELETE_DETECTED_OF = (
+DETECTED_OF = (  # what is stored, and whether its relationships are all still there
     "UNWIND $subjects AS s MATCH (x:Contradiction {subject: s}) WHERE x.kind = 'detected' "
-    "DETACH DELETE x")
+    "RETURN x.id AS id, properties(x) AS props, "
+    "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "
+    "all(k IN x.pages WHERE EXISTS { (x)-[:CONCERNS]->(:Page {key: k}) }) AS intact")
+DELETE_CONTRADICTIONS = "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) DETACH DELETE x"
 MARK_DETECTED = (
     "MATCH (x:Contradiction {kind: 'detected'}) "
     "SET x.marked = EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "

@@ -7,7 +7,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from benchmarks.generate import counts_for, generate, render
+from benchmarks.generate import generate, render
+from benchmarks.vault_plan import counts_for
 
 
 def _digest(root: Path) -> dict[str, str]:

@@ -3,8 +3,9 @@ converges to the graph a clean run gives; runs that die at chosen points of an i
 ingest converge too; transient errors (deadlocks) are retried by the managed transactions; the
 API says GRAPH_UNAVAILABLE while Neo4j is down and recovers by itself when it is back.
 
-The kill and stop tests use a throwaway local server (own home and port, started and stopped
-here), so the session's database is never stopped. Concurrent ingests: tests/test_ingest_lock.py.
+The kill test uses a throwaway local server (own home and port, started, killed, restarted and
+stopped here), so the session's database is never stopped. Concurrent ingests:
+tests/test_ingest_lock.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, LiteralString
 
-import httpx
 import neo4j
 import pytest
 
@@ -41,6 +41,7 @@ BATCH = 50  # small batches: many statements, so a run can die between any two o
 KILL_AT = 60  # of the ~120 statements a first ingest of the example vault runs
 LEASE_TTL_S = 3  # the dead run's ingest lease must expire before the next run may start
 ALIVE = '{ page(key: "テンソル並列") { key } }'
+REAL_RUN = GraphWriter.run
 
 
 # ---- a throwaway local server -----------------------------------------------------------------
@@ -96,7 +97,7 @@ def throwaway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Throwaway]:
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private copy of the example vault (one test edits it)."""
+    """A private copy of the example vault."""
     copy = tmp_path_factory.mktemp("vault") / "distributed-training"
     shutil.copytree(SHARED_EXAMPLE, copy)
     return copy
@@ -114,13 +115,12 @@ def dies_at(monkeypatch: pytest.MonkeyPatch, when: Callable[[int, str], bool],
     """Make GraphWriter.run call `action` before the first statement for which
     `when(statement number from 1, query)` holds; returns the statements seen so far."""
     seen: list[str] = []
-    original = GraphWriter.run
 
     def run(self: GraphWriter, query: LiteralString, **params: Any) -> None:
         seen.append(query)
         if when(len(seen), query):
             action()
-        original(self, query, **params)
+        REAL_RUN(self, query, **params)
 
     monkeypatch.setattr(GraphWriter, "run", run)
     return seen
@@ -143,38 +143,68 @@ def assert_clean_equivalent(driver: neo4j.Driver, database: str, vault: Path) ->
 # ---- Neo4j killed mid-ingest ------------------------------------------------------------------
 
 
-def test_neo4j_killed_mid_ingest_then_next_run_converges(
+def test_neo4j_killed_mid_ingest_then_api_and_next_run_recover(
         throwaway: Throwaway, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neo4j is SIGKILLed in the middle of an ingest while the API serves. The ingest fails
+    with one clear line; the API says GRAPH_UNAVAILABLE (/readyz 503, /healthz 200); once
+    Neo4j is back the API answers again without a restart, and the next ingest converges to
+    exactly the graph a clean run gives."""
     killed_at: list[float] = []
 
     def kill() -> None:
         throwaway.kill()
         killed_at.append(time.monotonic())
 
-    with throwaway.driver() as driver:
-        test_db.wipe(driver, throwaway.database)
-        shorten_lease(monkeypatch)
-        seen = dies_at(monkeypatch, lambda n, _: n == KILL_AT, kill)
-        with pytest.raises(GraphUnavailable) as raised:
-            ingest(driver, throwaway.database, vault, batch_size=BATCH)
-        failed_after = time.monotonic() - killed_at[0]
-    monkeypatch.setattr(GraphWriter, "run", GraphWriter.run.__wrapped__)  # type: ignore[attr-defined]
-    message = str(raised.value)
-    assert len(seen) == KILL_AT  # it stopped at the first statement after the kill
-    assert raised.value.code == "GRAPH_UNAVAILABLE"
-    assert message.startswith("Neo4j is not reachable") and "\n" not in message, message
-    assert "Traceback" not in message and len(message) < 400
-    assert failed_after < 60, failed_after  # the run gives up, it does not hang
+    with running(throwaway.settings) as base:
+        api = Api(base)
+        with throwaway.driver() as driver:
+            test_db.wipe(driver, throwaway.database)
+        assert api.data(ALIVE) == {"page": None}  # the API's driver now holds a connection
+        with throwaway.driver() as driver:
+            shorten_lease(monkeypatch)
+            seen = dies_at(monkeypatch, lambda n, _: n == KILL_AT, kill)
+            with pytest.raises(GraphUnavailable) as raised:
+                ingest(driver, throwaway.database, vault, batch_size=BATCH)
+            failed_after = time.monotonic() - killed_at[0]
+        monkeypatch.setattr(GraphWriter, "run", REAL_RUN)
+        message = str(raised.value)
+        assert len(seen) == KILL_AT  # it stopped at the first statement after the kill
+        assert raised.value.code == "GRAPH_UNAVAILABLE"
+        assert message.startswith("Neo4j is not reachable") and "\n" not in message, message
+        assert "Traceback" not in message and len(message) < 400
+        assert failed_after < 60, failed_after  # the run gives up, it does not hang
 
-    throwaway.start()  # same home: Neo4j recovers its store from the transaction log
-    with throwaway.driver() as driver:
-        assert lease_count(driver, throwaway.database) == 1  # the dead run's lease is still there
-        partial = dump(driver, throwaway.database)
-        assert sum(partial[0].values()) > 0  # the dead run had committed part of its work
-        report = ingest(driver, throwaway.database, vault, batch_size=BATCH)
-        assert report.pages == 102 and report.parsed == 103 and report.problems == []
-        assert lease_count(driver, throwaway.database) == 0
-        assert_clean_equivalent(driver, throwaway.database, vault)
+        api_while_down(api)
+        throwaway.start()  # same home: Neo4j recovers its store from the transaction log
+        assert api.http.get("/readyz").json() == {"status": "ready"}  # no API restart
+
+        with throwaway.driver() as driver:
+            assert lease_count(driver, throwaway.database) == 1  # the dead run's lease
+            partial = dump(driver, throwaway.database)
+            assert sum(partial[0].values()) > 0  # the dead run had committed part of its work
+            report = ingest(driver, throwaway.database, vault, batch_size=BATCH)
+            assert report.pages == 102 and report.parsed == 103 and report.problems == []
+            assert lease_count(driver, throwaway.database) == 0
+            assert api.data(ALIVE) == {"page": {"key": "テンソル並列"}}
+            assert_clean_equivalent(driver, throwaway.database, vault)
+
+
+def api_while_down(api: Api) -> None:
+    """GraphQL answers GRAPH_UNAVAILABLE (HTTP 200, a code, no internals) after the driver's
+    bounded retries; /readyz says not ready; /healthz stays ok."""
+    started = time.monotonic()
+    body = api.post(ALIVE)
+    answered_after = time.monotonic() - started
+    assert body["data"] == {"page": None}  # the field is nullable: only it is lost
+    (error,) = body["errors"]
+    assert error["extensions"] == {"code": "GRAPH_UNAVAILABLE"}
+    assert error["message"] == "the graph database is not reachable; try again later"
+    assert answered_after < 45, answered_after
+    ready = api.http.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json() == {"status": "unavailable", "code": "GRAPH_UNAVAILABLE"}
+    health = api.http.get("/healthz", timeout=2)
+    assert health.status_code == 200 and health.json() == {"status": "ok"}
 
 
 # ---- runs that die at chosen points of an incremental ingest ---------------------------------
@@ -325,36 +355,3 @@ def blocked(driver: neo4j.Driver, database: str) -> int:
         "WHERE status STARTS WITH 'Blocked' AND currentQuery CONTAINS 'FaultLock' "
         "RETURN count(*) AS n", database_=database)
     return int(records[0]["n"])
-
-
-# ---- the API while Neo4j is down ------------------------------------------------------------
-
-
-def test_api_says_graph_unavailable_and_recovers_by_itself(throwaway: Throwaway,
-                                                           vault: Path) -> None:
-    with throwaway.driver() as driver:  # the graph of the kill test (or it converges to it)
-        ingest(driver, throwaway.database, vault, batch_size=BATCH)
-    with running(throwaway.settings) as base:
-        api = Api(base)
-        assert api.data(ALIVE) == {"page": {"key": "テンソル並列"}}
-        assert api.http.get("/readyz").json() == {"status": "ready"}
-
-        throwaway.stop()
-        started = time.monotonic()
-        body = api.post(ALIVE)
-        down_answer_s = time.monotonic() - started
-        assert body["data"] is None
-        (error,) = body["errors"]
-        assert error["extensions"] == {"code": "GRAPH_UNAVAILABLE"}
-        assert error["message"] == "the graph database is not reachable; try again later"
-        assert down_answer_s < 45, down_answer_s  # the driver's retries are bounded
-        ready = api.http.get("/readyz")
-        assert ready.status_code == 503
-        assert ready.json() == {"status": "unavailable", "code": "GRAPH_UNAVAILABLE"}
-        health = api.http.get("/healthz", timeout=2)
-        assert health.status_code == 200 and health.json() == {"status": "ok"}
-
-        throwaway.start()  # the API is not restarted: its driver must reconnect by itself
-        assert api.http.get("/readyz").json() == {"status": "ready"}
-        assert api.data(ALIVE) == {"page": {"key": "テンソル並列"}}
-        assert httpx.get(f"{base}/healthz").status_code == 200
