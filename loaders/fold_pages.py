@@ -15,10 +15,12 @@ CHILD_KEY_FIELDS = ("child_key", "key", "id", "entry")
 
 
 def _int(value: object) -> int | None:
+    """A whole number Neo4j can store (64-bit), else None."""
     try:
-        return int(str(value))
+        number = int(str(value))
     except (TypeError, ValueError):
         return None
+    return number if -(2**63) <= number < 2**63 else None
 
 
 def parse_fold_page(page: Page, front: Frontmatter) -> tuple[FoldPage | None, list[Problem]]:

@@ -7,10 +7,12 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-# Starts with a literal, which keeps the scan fast on large pages.
+# Starts with a literal, which keeps the scan fast on large pages; bounded repeats keep a
+# pathological line (thousands of "[x](") linear.
 WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 MD_LINK = re.compile(
-    r"(!?)\[([^\]\n]*)\]\((?:<([^>\n]+?\.md)(#[^>\n]*)?>|([^)\s<>]+?\.md)(#[^)\s]*)?)"
+    r"(!?)\[([^\]\n]{0,500})\]\((?:<([^>\n]{1,500}?\.md)(#[^>\n]{0,500})?>|"
+    r"([^)\s<>]{1,500}?\.md)(#[^)\s]{0,500})?)"
     r"(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`+[^`\n]*`+")

@@ -41,6 +41,8 @@ METRIC_WORDS: dict[str, str] = {
 }
 METRIC_ACRONYMS = frozenset({"TTFT", "TPOT", "ITL", "JCT", "MFU", "QPS", "RPS", "TPS", "P99", "P95",
                              "P50", "FLOPS", "TFLOPS", "PFLOPS", "IOPS", "TBT", "SLO"})
+MAX_VALUES = 50
+MAX_SENTENCE = 2000
 LINK_TARGET = re.compile(r"(\[\[)([^\]|]*)(\||\]\])")
 SENTENCE_END = re.compile(r"(?<=[。．！？!?;；])|(?<=\.)\s+")
 UNIT_FAMILY = {"倍": "times", "x": "times", "×": "times", "%": "percent", "％": "percent"}
@@ -100,7 +102,11 @@ def statements_in(text: str, line: int) -> list[NumericStatement]:
     for sentence in sentences(text):
         sentence_start = max(text.find(sentence, cursor), 0)
         cursor = sentence_start + len(sentence)
-        values = list(VALUE.finditer(sentence))
+        # A giant sentence, or one with dozens of numbers, is a data dump, not a claim: skip it
+        # so the work per line stays bounded.
+        if len(sentence) > MAX_SENTENCE:
+            continue
+        values = list(VALUE.finditer(sentence))[:MAX_VALUES]
         if not values:
             continue
         metrics = _metric_tokens(sentence)

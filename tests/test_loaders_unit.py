@@ -127,3 +127,12 @@ def test_example_vault_snapshot_without_database() -> None:
 def test_missing_vault_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(VaultError, match="no such vault folder"):
         load_vault(tmp_path / "nope")
+
+
+def test_pathological_lines_stay_bounded() -> None:
+    """Lines built to blow up regexes or the claim reader finish and yield nothing odd."""
+    from loaders.fold_pages import _int
+
+    assert find_links("[x](" * 4000) == []
+    assert statements_in(" ".join(f"{i}.5x faster {i}%" for i in range(20000)), 1) == []
+    assert _int("99999999999999999999") is None and _int("16") == 16
