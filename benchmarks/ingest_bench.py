@@ -25,7 +25,7 @@ from benchmarks.generate import chosen_pages, edit_pages, restore
 WARM_SEED, WARMUP_TAG, WARM_TAG = 0, "warm-up", "warm"
 MAX_PAGE_ENV = "VAULTKG_BENCH_MAX_PAGE_MIB"
 WRITER_STEPS = ("_remove_facts", "_pages", "_links", "_relations", "_log", "_claims",
-                "_derive_detected")
+                "_derive_detected", "_derive_all", "_existing")
 PARSE_STEPS = (("loaders.vault", "_read", "header pass"),
                ("loaders.vault", "MentionFinder", "mention index"),
                ("loaders.vault", "parse_log", "log"),

@@ -89,9 +89,14 @@ class GraphWriter:
         changed = [f.page.key for f in snapshot.facts]
         gone = list(snapshot.deleted)
         subjects: set[str] = set()
-        if changed or gone:
-            subjects = self._numeric_subjects(changed + gone)
-            self._remove_facts(changed + gone)
+        # Only pages the graph already has can have facts to remove (none on a first ingest).
+        existing = self._existing(changed + gone) if changed or gone else []
+        # When this write rewrites every page the graph has, no numeric claim survives from
+        # before it: conflicts can be derived from the snapshot, without reading claims back.
+        whole = len(existing) == self._page_count()
+        if existing:
+            subjects = set() if whole else self._numeric_subjects(existing)
+            self._remove_facts(existing)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
         facts = list(snapshot.facts)
@@ -104,7 +109,10 @@ class GraphWriter:
             self.run(w.DELETE_ORPHANS)
             subjects.update(c.subject for f in facts for c in f.claims
                             if c.origin == "numeric" and c.subject)
-            self._derive_detected(subjects)
+            if whole:
+                self._derive_all(_numeric_claims(facts))
+            else:
+                self._derive_detected(subjects)
         self.batched(w.SET_HASHES, [{"key": f.page.key, "hash": f.page.content_hash}
                                     for f in facts])
         return self.stats
@@ -217,6 +225,17 @@ class GraphWriter:
             records, _, _ = self.driver.execute_query(query, params, database_=self.database)
         return [r.data() for r in records]
 
+    def _existing(self, keys: list[str]) -> list[str]:
+        """The keys (in order) of pages the graph holds now."""
+        found: set[str] = set()
+        for start in range(0, len(keys), self.batch_size):
+            found.update(r["key"] for r in self.read(
+                w.EXISTING_PAGES, keys=keys[start:start + self.batch_size]))
+        return [k for k in keys if k in found]
+
+    def _page_count(self) -> int:
+        return int(self.read(w.PAGE_COUNT)[0]["n"])
+
     def _numeric_subjects(self, keys: list[str]) -> set[str]:
         """Subjects of the numeric claims these pages state now (before their removal)."""
         out: set[str] = set()
@@ -237,11 +256,10 @@ class GraphWriter:
                 w.CO_STATED_SUBJECTS, subjects=sorted(frontier))} - subjects
             subjects = subjects | frontier
         if len(subjects) > INCREMENTAL_SUBJECTS:
-            claims = [ClaimRecord(origin="numeric", **r) for r in self.read(w.NUMERIC_CLAIMS)]
-            self.run(w.DELETE_DETECTED)
-            self.batched(w.UPSERT_CONTRADICTIONS,
-                         [contradiction_row(c, None) for c in detect_conflicts(claims)])
-        elif subjects:
+            self._derive_all([ClaimRecord(origin="numeric", **r)
+                              for r in self.read(w.NUMERIC_CLAIMS)])
+            return
+        if subjects:
             ordered = sorted(subjects)
             claims = [ClaimRecord(origin="numeric", **r)
                       for r in self.read(w.NUMERIC_CLAIMS_OF, subjects=ordered)]
@@ -260,6 +278,13 @@ class GraphWriter:
                     for start in range(0, len(rows), self.batch_size)])
         self.run(w.MARK_DETECTED)
 
+    def _derive_all(self, claims: list[ClaimRecord]) -> None:
+        """Every numeric conflict again, from all numeric claims the graph holds."""
+        self.run(w.DELETE_DETECTED)
+        self.batched(w.UPSERT_CONTRADICTIONS,
+                     [contradiction_row(c, None) for c in detect_conflicts(claims)])
+        self.run(w.MARK_DETECTED)
+
     def run_together(self, statements: list[tuple[LiteralString, dict[str, Any]]]) -> None:
         """Several statements in one transaction: all of them happen, or none."""
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.SummaryCounters]:
@@ -268,6 +293,13 @@ class GraphWriter:
         with translate_errors(), self.driver.session(database=self.database) as session:
             for counters in session.execute_write(work):
                 self.stats.add(counters)
+
+
+def _numeric_claims(facts: list[PageFacts]) -> list[ClaimRecord]:
+    """The numeric claims the graph holds after writing `facts` alone: one per id, the last
+    written (as `MERGE ... SET` leaves it)."""
+    by_id = {c.id: c for f in facts for c in f.claims if c.origin == "numeric"}
+    return list(by_id.values())
 
 
 def _without(props: dict[str, Any], key: str | None) -> dict[str, Any]:

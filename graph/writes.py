@@ -33,6 +33,9 @@ def upsert_pages(kind: str) -> LiteralString:
     return query + "RETURN count(p) AS n"
 
 
+# Which of these keys name a page the graph has (only those can have facts to remove).
+EXISTING_PAGES = "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN k AS key"
+PAGE_COUNT = "MATCH (p:Page) RETURN count(p) AS n"
 SET_HASHES = "UNWIND $rows AS row MATCH (p:Page {key: row.key}) SET p.content_hash = row.hash"
 
 
