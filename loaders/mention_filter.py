@@ -78,6 +78,21 @@ class NameScan:
                 self._short.add(s)
         self._short_lengths = sorted({len(s) for s in self._short})
 
+    def names_in(self, text: str) -> set[str]:
+        """Every squashed name that occurs in the squashed text (see the module docstring:
+        a superset of the names a matcher can find there)."""
+        s = squash(text)
+        heads, short, lengths = self._heads, self._short, self._short_lengths
+        found: set[str] = set()
+        for i in range(len(s)):
+            candidates = heads.get(s[i:i + GRAM])
+            if candidates is not None:
+                found.update(name for name in candidates if s.startswith(name, i))
+            for length in lengths:
+                if s[i:i + length] in short:
+                    found.add(s[i:i + length])
+        return found
+
     def any_in(self, text: str) -> bool:
         s = squash(text)
         heads, short, lengths = self._heads, self._short, self._short_lengths

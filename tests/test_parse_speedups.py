@@ -3,12 +3,17 @@ matcher would find, and the parallel map returns exactly what a serial loop retu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 import pytest
 
 from loaders import mention_filter
 from loaders.mention_filter import NameScan, outside, possible_names, squash, unlinked
 from loaders.mentions import MentionFinder
 from loaders.parallel import ordered_map
+from loaders.vault import load_vault
+from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
 
 NAMES = [("Adaptive Batching", "c1"), ("KV キャッシュ管理", "c2"), ("推論", "c3"),
          ("Ray", "p1"), ("ΣΟΦΙΑΣ", "g1"), ("Quoc V. Le", "p2")]
@@ -62,12 +67,45 @@ def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -
 
     filtered = mentions(MentionFinder(possible_names(NAMES, LINES) or []))
     scanned = mentions(MentionFinder(NAMES))
-    monkeypatch.setattr(NameScan, "any_in", lambda self, text: True)
+    every = {squash(name) for name, _ in NAMES}
+    monkeypatch.setattr(NameScan, "names_in", lambda self, text: every)
     plain = mentions(MentionFinder(NAMES))
     assert plain == scanned == filtered
     # Not vacuous: a whitespace-insensitive match, a short CJK name, a Greek final sigma.
     assert {("c2", 2, "KVキャッシュ管理"), ("c3", 3, "推論"), ("g1", 7, "ΣΟΦΙΑΣ"),
             ("p1", 4, "Ray")} <= set(plain)
+
+
+def test_name_scan_lists_every_name_a_line_holds() -> None:
+    scan = NameScan(name for name, _ in NAMES)
+    assert scan.names_in("Ray and adaptive batching, 推論") == {"ray", "adaptivebatching", "推論"}
+    assert scan.names_in("Nothing to see, 42% faster.") == set()
+
+
+@pytest.mark.parametrize("vault", [SHARED_EXAMPLE, ENGLISH_LAB], ids=["shared", "english"])
+def test_lazy_matcher_finds_what_a_full_matcher_finds(
+        vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The matcher that grows per line gives the mentions of one built over every name up
+    front (every name handed to every line), on real vaults."""
+    def mentions() -> list[tuple[str, str, int, str]]:
+        snapshot = load_vault(vault)
+        return [(m.source, m.target, m.line, m.text) for f in snapshot.facts
+                for m in f.mentions]
+
+    lazy = mentions()
+    everything: set[str] = set()
+    original = NameScan.__init__
+
+    def remember(self: NameScan, names: Iterable[str]) -> None:
+        names = list(names)
+        everything.update(squash(n) for n in names)
+        original(self, names)
+
+    monkeypatch.setattr(NameScan, "__init__", remember)
+    monkeypatch.setattr(NameScan, "names_in", lambda self, text: set(everything))
+    full = mentions()
+    assert len(lazy) > 10
+    assert lazy == full
 
 
 def _square(x: int) -> int:
