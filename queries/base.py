@@ -8,7 +8,7 @@ from typing import Any, LiteralString
 
 import neo4j
 
-from graph.connection import read, write
+from graph.connection import read, read_values, write
 
 
 @dataclass
@@ -24,6 +24,11 @@ class GraphContext:
     def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
         self.queries_run += 1
         return read(self.driver, self.database, query, timeout=self.timeout_s, **params)
+
+    def read_values(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
+        """`read` for queries returning only values, lists and maps (see graph.connection)."""
+        self.queries_run += 1
+        return read_values(self.driver, self.database, query, timeout=self.timeout_s, **params)
 
     def write(self, query: LiteralString, **params: Any) -> neo4j.SummaryCounters:
         self.queries_run += 1

@@ -42,6 +42,22 @@ def folded(text: str) -> str:
     return fold_name(clean_name(text))
 
 
+def name_term(name: str) -> str:
+    """A folded name as one exact term of the `page_names` index (keyword analyzer: each list
+    element is one term): a Lucene phrase, so operators, `*` or `:` in a name are plain text.
+    Pass it as the parameter of `pages_named`."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def pages_named(term: LiteralString, var: LiteralString) -> LiteralString:
+    """Cypher binding `var` to every page that has the name `term` (a Cypher expression,
+    usually a parameter, holding a `name_term`) among its folded names: a `page_names` index
+    lookup, where `$name IN p.names_folded` scans every page (a range index cannot serve IN on
+    a list). `term` must not be null."""
+    return ("CALL db.index.fulltext.queryNodes('page_names', " + term + ") "
+            "YIELD node AS " + var + " ")
+
+
 # Every page query projects a page through this map (the body is fetched only on demand).
 PAGE_PROJECTION: LiteralString = (
     "p {.key, .kind, .path, .title, .aliases, .tags, .status, .source_type, .entity_type, "

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
-from queries.common import Row, folded
+from queries.common import Row, folded, name_term, pages_named
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 STATUSES = ("open", "resolved")
@@ -74,16 +74,21 @@ def _record(row: dict[str, Any]) -> ContradictionRecord:
     return ContradictionRecord.model_validate(x)
 
 
-CONTRADICTIONS: LiteralString = (
-    "MATCH (x:Contradiction) "
+_FILTERS: LiteralString = (
     "WHERE ($status IS NULL OR x.status = $status) AND ($kind IS NULL OR x.kind = $kind) "
-    "AND ($subject IS NULL OR EXISTS { MATCH (s:Page {key: x.subject}) "
-    "  WHERE $subject IN s.names_folded }) "
-    "AND ($after IS NULL OR x.id > $after) "
+    "AND ($after IS NULL OR x.id > $after) ")
+_PAGE_OF: LiteralString = (
     "WITH x ORDER BY x.id LIMIT $limit "
     "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
     "  RETURN collect(c {.*}) AS claims } "
     "RETURN x {.*} AS contradiction, claims ORDER BY x.id")
+CONTRADICTIONS: LiteralString = "MATCH (x:Contradiction) " + _FILTERS + _PAGE_OF
+# By subject: seeks on the `contradiction_subject` index, one per subject page (not a scan of
+# every Contradiction). Page keys are unique, so no contradiction comes twice.
+CONTRADICTIONS_OF_SUBJECTS: LiteralString = (
+    "UNWIND $keys AS key MATCH (x:Contradiction {subject: key}) " + _FILTERS + _PAGE_OF)
+# The pages a `subject` argument (folded) names: key, title or alias.
+SUBJECT_PAGE_KEYS: LiteralString = pages_named("$subject", "s") + "RETURN s.key AS key"
 
 CONTRADICTIONS_BY_IDS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) "
@@ -110,13 +115,23 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
     if kind is not None and kind not in KINDS:
         raise BadUserInput(f"kind must be one of {', '.join(KINDS)}")
     after_id = decode_cursor(after, "contradictions")[1] if after else None
-    rows = ctx.read(CONTRADICTIONS, status=status, kind=kind,
-                    subject=folded(subject) if subject else None, after=after_id,
-                    limit=first + 1)
+    filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1}
+    if not subject:
+        rows = ctx.read(CONTRADICTIONS, **filters)
+    else:
+        keys = subject_page_keys(ctx, subject)
+        rows = ctx.read(CONTRADICTIONS_OF_SUBJECTS, keys=keys, **filters) if keys else []
     items = [_record(r) for r in rows[:first]]
     return Slice[ContradictionRecord](
         items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
         has_next=len(rows) > first)
+
+
+def subject_page_keys(ctx: GraphContext, subject: str) -> list[str]:
+    """Keys of the pages a subject names (key, title or alias, loosely): resolved first so
+    that contradictions are then index seeks by subject."""
+    return [r["key"] for r in ctx.read(SUBJECT_PAGE_KEYS,
+                                           subject=name_term(folded(subject)))]
 
 
 def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:

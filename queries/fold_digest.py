@@ -212,14 +212,34 @@ def _timing(date: dt.date | None, start: dt.date, end: dt.date) -> Timing:
     return "in range" if date <= end else "later"
 
 
-def _affects(item: ContradictionItem, children: Sequence[ChildEntry]) -> tuple[str, ...]:
+class _PagesIndex:
+    """Page key -> positions of the children whose Page column (or links) hold it, built once
+    per digest, so finding what a contradiction affects does not rescan every child."""
+
+    def __init__(self, children: Sequence[ChildEntry]) -> None:
+        self.keys = [c.child_key for c in children]
+        self.listed: dict[str, list[int]] = {}
+        self.linked: dict[str, list[int]] = {}
+        for at, child in enumerate(children):
+            for key in {r.key for r in child.pages}:
+                self.listed.setdefault(key, []).append(at)
+            for key in {r.key for r in child.linked_pages}:
+                self.linked.setdefault(key, []).append(at)
+
+    def hits(self, wanted: set[str], linked: bool) -> list[str]:
+        """Child keys (in child order) whose pages meet `wanted`."""
+        where = self.linked if linked else self.listed
+        found = sorted({at for key in wanted for at in where.get(key, ())})
+        return [self.keys[at] for at in found]
+
+
+def _affects(item: ContradictionItem, index: _PagesIndex) -> tuple[str, ...]:
     """Child keys it bears on: entries whose Page column holds its subject, else that link its
     subject, else whose Page column or links hold one of its pages."""
     pages = set(item.pages)
     subject = {item.subject} if item.subject else set()
     for wanted, linked in ((subject, False), (subject, True), (pages, False), (pages, True)):
-        hits = [c.child_key for c in children
-                if wanted & {r.key for r in (c.linked_pages if linked else c.pages)}]
+        hits = index.hits(wanted, linked)
         if hits:
             return tuple(hits)
     return ()
@@ -291,9 +311,10 @@ def assemble(children: Sequence[ChildEntry], items: Iterable[ContradictionItem],
     dated = sorted(
         {i.id: i for i in kept}.values(),
         key=lambda i: (i.date is None, i.date or dt.date.min, i.id))
+    index = _PagesIndex(children)
     contradictions = tuple(
         i.model_copy(update={"timing": _timing(i.date, start, end),
-                             "affects": _affects(i, children)}) for i in dated)
+                             "affects": _affects(i, index)}) for i in dated)
     themes, dominant = _themes(children)
     return FoldDigest(
         fold_id=fold_id_for(level, start, end, count),

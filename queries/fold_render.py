@@ -70,15 +70,14 @@ def _row(c: ChildEntry) -> str:
             f"{_cell(c.summary)} |")
 
 
-def _cite(d: FoldDigest, keys: tuple[str, ...]) -> str:
-    titles = {c.child_key: c.title for c in d.children}
+def _cite(titles: dict[str, str], keys: tuple[str, ...]) -> str:
     return ", ".join(f"{k} {' '.join(titles.get(k, '').split())}".rstrip() for k in keys)
 
 
-def _contradiction(d: FoldDigest, x: ContradictionItem) -> str:
+def _contradiction(by_key: dict[str, str], x: ContradictionItem) -> str:
+    """One contradiction line; `by_key` maps entry keys to child keys (built once per page)."""
     noun = "correction" if x.kind == "explicit" else "detected conflict"
     when = x.date.isoformat() if x.date else "undated"
-    by_key = {c.entry_key: c.child_key for c in d.children}
     facts = [when, f"{x.origin} {x.kind}", x.status]
     if x.introduced_by:
         facts.append(f"introduced by {by_key.get(x.introduced_by, x.introduced_by)}")
@@ -92,18 +91,20 @@ def _contradiction(d: FoldDigest, x: ContradictionItem) -> str:
 
 def render(d: FoldDigest) -> str:
     """The fold page, ending with one newline."""
+    titles = {c.child_key: c.title for c in d.children}
+    by_key = {c.entry_key: c.child_key for c in d.children}
     out = [*frontmatter(d), "", scope(d), "", "## Child Entries", "", TABLE_HEADER]
     out += [_row(c) for c in reversed(d.children)]
     out += ["", "## Key Outcomes", ""]
     corrected = {k for x in d.contradictions if x.timing == "later" for k in x.affects}
-    out += [f"- {' '.join(o.text.split())} (from {_cite(d, (o.child_key,))}"
+    out += [f"- {' '.join(o.text.split())} (from {_cite(titles, (o.child_key,))}"
             + ("; see the later correction below)" if o.child_key in corrected else ")")
             for o in d.outcomes] or ["- No outcome stated by the child entries."]
     out += ["", "## Cross-entry Themes", ""]
     out += [f"- **[[{t.concept}]]**: the pages of {len(t.support)} entries are about it "
-            f"(supported by: {_cite(d, t.support)})" for t in d.themes] or [NO_THEMES]
+            f"(supported by: {_cite(titles, t.support)})" for t in d.themes] or [NO_THEMES]
     out += ["", "## Contradictions or Corrections", ""]
-    out += [_contradiction(d, x) for x in d.contradictions] or [NONE_DETECTED]
+    out += [_contradiction(by_key, x) for x in d.contradictions] or [NONE_DETECTED]
     out += ["", "## Child Pages", ""]
     out += [f"- {_link(r, use_key=True)}" for r in d.child_pages]
     out += ["", "## Related", ""]

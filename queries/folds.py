@@ -14,6 +14,7 @@ import neo4j
 
 from loaders.text import fold_name
 from queries.base import GraphContext
+from queries.common import name_term, pages_named
 from queries.fold_models import (
     BulletFacts,
     ClaimFacts,
@@ -39,8 +40,10 @@ _ENTRY_FIELDS: LiteralString = (
 ENTRIES_IN_RANGE: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
     "AND ($as_of IS NULL OR e.date <= $as_of) WITH e " + _ENTRY_FIELDS)
+# Newest first along the seq index, stopping after $count (not a sort of every entry).
 ENTRIES_ENDING: LiteralString = (
-    "MATCH (e:LogEntry) WHERE e.date <= $ending AND ($as_of IS NULL OR e.date <= $as_of) "
+    "MATCH (e:LogEntry) USING INDEX e:LogEntry(seq) "
+    "WHERE e.seq IS NOT NULL AND e.date <= $ending AND ($as_of IS NULL OR e.date <= $as_of) "
     "WITH e ORDER BY e.seq DESC LIMIT $count WITH e " + _ENTRY_FIELDS)
 ENTRIES_BY_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.key IN $keys AND ($as_of IS NULL OR e.date <= $as_of) "
@@ -52,17 +55,31 @@ RANGE_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
     "RETURN e.key AS key ORDER BY e.seq")
 BASE_SEQ: LiteralString = "MATCH (e:LogEntry) WHERE e.date = $date RETURN min(e.seq) AS base"
+# Two index ends and the count store, not a scan of every entry (every entry has a line).
 LOG_FACTS: LiteralString = (
-    "MATCH (e:LogEntry) RETURN max(e.date) AS latest, min(e.page) AS log_page, "
-    "count(e) AS entries")
+    "OPTIONAL CALL () { MATCH (e:LogEntry) WHERE e.date IS NOT NULL "
+    "  RETURN e.date AS latest ORDER BY e.date DESC LIMIT 1 } "
+    "OPTIONAL CALL () { MATCH (e:LogEntry) WHERE e.page IS NOT NULL AND e.line IS NOT NULL "
+    "  RETURN e.page AS log_page ORDER BY e.page LIMIT 1 } "
+    "RETURN latest, log_page, COUNT { MATCH (e:LogEntry) } AS entries")
+# A page named by its key (unique index) or by an alias (an alias is among its folded names:
+# index `page_names`), then the exact test.
 PAGES_BY_NAME: LiteralString = (
-    "MATCH (p:Page) WHERE p.key IN $names OR any(a IN coalesce(p.aliases, []) WHERE a IN $names) "
+    "CALL () { UNWIND $names AS n MATCH (p:Page {key: n}) RETURN p "
+    "  UNION UNWIND $terms AS term " + pages_named("term", "p") + "RETURN p } "
+    "WITH p WHERE p.key IN $names OR any(a IN coalesce(p.aliases, []) WHERE a IN $names) "
     "RETURN p.key AS key, coalesce(p.aliases, []) AS aliases, p.path AS path "
     "ORDER BY size(p.path), p.path")
+# Three index seeks, UNIONed (distinct), instead of an OR over every Contradiction: by
+# `introduced_by` (index contradiction_introduced_by), by `subject` (contradiction_subject), and
+# through CONCERNS, which ingest keeps equal to `x.pages` for the keys that are pages (and
+# $pages holds only page keys).
 CONTRADICTIONS_TOUCHING: LiteralString = (
-    "MATCH (x:Contradiction) "
-    "WHERE x.introduced_by IN $entry_keys OR x.subject IN $pages "
-    "   OR any(p IN coalesce(x.pages, []) WHERE p IN $pages) "
+    "CALL () { "
+    "  UNWIND $entry_keys AS k MATCH (x:Contradiction {introduced_by: k}) RETURN x "
+    "  UNION UNWIND $pages AS k MATCH (x:Contradiction {subject: k}) RETURN x "
+    "  UNION UNWIND $pages AS k MATCH (:Page {key: k})<-[:CONCERNS]-(x:Contradiction) RETURN x } "
+    "WITH x "
     "OPTIONAL MATCH (i:LogEntry {key: x.introduced_by}) "
     "OPTIONAL MATCH (xp:Page {key: x.page}) "
     "RETURN x.id AS id, x.kind AS kind, x.status AS status, x.origin AS origin, "
@@ -72,9 +89,11 @@ CONTRADICTIONS_TOUCHING: LiteralString = (
     "  OPTIONAL MATCH (ci:LogEntry {key: c.introduced_by}) "
     "  OPTIONAL MATCH (cp:Page {key: c.page}) "
     "  OPTIONAL CALL (c) { MATCH (le:LogEntry {page: c.page}) WHERE le.line <= c.line "
-    "    RETURN le.date AS log_date ORDER BY le.line DESC LIMIT 1 } "
-    "  RETURN {id: c.id, value: c.value, introduced: ci.date, log_date: log_date, "
-    "          page_updated: cp.updated, page_created: cp.created} } AS claims "
+    "    RETURN le.date AS log_date ORDER BY le.page DESC, le.line DESC LIMIT 1 } "
+    # A list per claim, dates as ISO text: thousands of them, and the driver's date and map
+    # decoding cost more than the query (see `_claim`).
+    "  RETURN [c.id, c.value, toString(ci.date), toString(log_date), toString(cp.updated), "
+    "          toString(cp.created)] } AS claims "
     "ORDER BY id")
 FOLDS_BY_LEVEL: LiteralString = (
     "MATCH (f:Fold) WHERE $level IS NULL OR f.level = $level "
@@ -109,8 +128,17 @@ def _native(value: Any) -> Any:
     return value
 
 
+def _day(value: Any) -> Any:
+    """A driver date to a Python one (the only temporal values the fold reads return): cheaper
+    than `_native` on large nested rows, where only known fields hold dates."""
+    return value.to_native() if isinstance(value, neo4j.time.Date) else value
+
+
+def _dated(row: dict[str, Any], *fields: str) -> dict[str, Any]:
+    return {**row, **{f: _day(row[f]) for f in fields}}
+
+
 def _entry(row: dict[str, Any]) -> EntryFacts:
-    row = _native(row)
     bullets = []
     for raw in row["bullets"]:
         data = json.loads(raw)
@@ -118,11 +146,12 @@ def _entry(row: dict[str, Any]) -> EntryFacts:
                                    text=str(data.get("text", "")), line=int(data.get("line", 0))))
     touches = [TouchFacts(
         role=t["role"] or "", line=t["line"], key=t["key"], name=t["name"], kind=t["kind"],
-        created=t["created"], aliases=tuple(t["aliases"]),
-        about=tuple(sorted((ConceptFacts(**c) for c in t["about"]), key=lambda c: c.key)))
+        created=_day(t["created"]), aliases=tuple(t["aliases"]),
+        about=tuple(sorted((ConceptFacts(**_dated(c, "created")) for c in t["about"]),
+                           key=lambda c: c.key)))
         for t in row["touches"]]
     touches.sort(key=lambda t: (t.line or 0, t.role, t.name))
-    return EntryFacts(key=row["key"], date=row["date"], op=row["op"] or "",
+    return EntryFacts(key=row["key"], date=_day(row["date"]), op=row["op"] or "",
                       title=row["title"] or "", seq=row["seq"], text=row["text"],
                       bullets=tuple(bullets), touches=tuple(touches))
 
@@ -130,21 +159,21 @@ def _entry(row: dict[str, Any]) -> EntryFacts:
 def entries_in_range(ctx: GraphContext, date_from: dt.date, date_to: dt.date,
                      as_of: dt.date | None = None) -> list[EntryFacts]:
     """Log entries dated date_from..date_to (and not after as_of), oldest first."""
-    rows = ctx.read(ENTRIES_IN_RANGE, date_from=date_from, date_to=date_to, as_of=as_of)
+    rows = ctx.read_values(ENTRIES_IN_RANGE, date_from=date_from, date_to=date_to, as_of=as_of)
     return [_entry(r) for r in rows]
 
 
 def entries_ending(ctx: GraphContext, count: int, ending: dt.date,
                    as_of: dt.date | None = None) -> list[EntryFacts]:
     """The `count` newest log entries dated on or before `ending`, oldest first."""
-    rows = ctx.read(ENTRIES_ENDING, ending=ending, count=count, as_of=as_of)
+    rows = ctx.read_values(ENTRIES_ENDING, ending=ending, count=count, as_of=as_of)
     return [_entry(r) for r in rows]
 
 
 def entries_by_keys(ctx: GraphContext, keys: list[str],
                     as_of: dt.date | None = None) -> list[EntryFacts]:
     """The log entries with these keys, oldest first."""
-    return [_entry(r) for r in ctx.read(ENTRIES_BY_KEYS, keys=keys, as_of=as_of)]
+    return [_entry(r) for r in ctx.read_values(ENTRIES_BY_KEYS, keys=keys, as_of=as_of)]
 
 
 def fold_entry_keys(ctx: GraphContext, fold_id: str) -> list[str]:
@@ -172,7 +201,8 @@ def log_facts(ctx: GraphContext) -> tuple[dt.date | None, str, int]:
 
 def resolve_names(ctx: GraphContext, names: list[str]) -> dict[str, str | None]:
     """Link name -> page key (file stem first, then alias; shortest path wins), None if none."""
-    rows = ctx.read(PAGES_BY_NAME, names=names)
+    terms = sorted({name_term(fold_name(n)) for n in names if fold_name(n)})
+    rows = ctx.read(PAGES_BY_NAME, names=names, terms=terms)
     by_key = {r["key"]: r["key"] for r in rows}
     by_alias: dict[str, str] = {}
     for r in rows:
@@ -186,13 +216,25 @@ def resolve_names(ctx: GraphContext, names: list[str]) -> dict[str, str | None]:
     return out
 
 
+def _iso(text: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(text) if text is not None else None
+
+
+def _claim(row: list[Any]) -> ClaimFacts:
+    """A claim as CONTRADICTIONS_TOUCHING returns it: [id, value, introduced, log_date,
+    page_updated, page_created]."""
+    cid, value, introduced, log_date, updated, created = row
+    return ClaimFacts(id=cid, value=value, introduced=_iso(introduced), log_date=_iso(log_date),
+                      page_updated=_iso(updated), page_created=_iso(created))
+
+
 def contradictions_touching(ctx: GraphContext, entry_keys: list[str],
                             pages: list[str]) -> list[ContradictionFacts]:
     """Contradictions introduced by one of the entries or concerning one of the pages."""
     out = []
-    for row in ctx.read(CONTRADICTIONS_TOUCHING, entry_keys=entry_keys, pages=pages):
-        row = _native(row)
-        claims = tuple(sorted((ClaimFacts(**c) for c in row.pop("claims")), key=lambda c: c.id))
+    for row in ctx.read_values(CONTRADICTIONS_TOUCHING, entry_keys=entry_keys, pages=pages):
+        row = _dated(row, "introduced", "page_updated")
+        claims = tuple(sorted((_claim(c) for c in row.pop("claims")), key=lambda c: c.id))
         out.append(ContradictionFacts(
             **{**row, "pages": tuple(row["pages"]), "summary": row["summary"] or ""},
             claims=claims))

@@ -104,21 +104,25 @@ ASSERTION_MAP: LiteralString = (
     "mechanism: r.mechanism, text: r.text, introduced_by: r.introduced_by}")
 
 
-def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
-    """Reached works with their BFS depth, then every assertion touching the reached set on
-    the traversed side (assertions leaving the set show that the depth bound cut it)."""
+def _reach_body(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
+    """From a bound `root`: the reached works with their BFS depth (`found`), then every
+    assertion touching the reached set on the traversed side (`assertions`; those leaving the
+    set show that the depth bound cut it)."""
     step: LiteralString = ("-[:" + types + "]->" if up else "<-[:" + types + "]-")
     edge: LiteralString = ("(a:Page {key: k})-[r:" + types + "]->(b:Page)" if up
                            else "(b:Page {key: k})<-[r:" + types + "]-(a:Page)")
     return (
-        "MATCH (root:Page {key: $key}) "
         "CALL (root) { MATCH path = ANY SHORTEST (root)" + step + "{1," + depth + "}(p:Page) "
         "  WHERE p <> root RETURN collect({page: " + PAGE_PROJECTION + ", "
         "  depth: length(path)}) AS found } "
-        "WITH found, [root.key] + [f IN found | f.page.key] AS keys "
+        "WITH *, [root.key] + [f IN found | f.page.key] AS keys "
         "CALL (keys) { UNWIND keys AS k MATCH " + edge + " "
-        "  RETURN collect(" + ASSERTION_MAP + ") AS assertions } "
-        "RETURN found, assertions")
+        "  RETURN collect(" + ASSERTION_MAP + ") AS assertions } ")
+
+
+def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
+    return ("MATCH (root:Page {key: $key}) " + _reach_body(types, depth, up)
+            + "RETURN found, assertions")
 
 
 REACH: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
@@ -203,39 +207,70 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
                          truncated=truncated)
 
 
+def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:
+    """Both works, which one is the other's ancestor within `depth` (`up`: the source is an
+    ancestor of the target; checked first), and the ancestor lineage of the descendant (the
+    `root`; none when neither is), all in one round trip."""
+    to_source: LiteralString = "(t)-[:" + types + "]->{1," + depth + "}(s)"
+    to_target: LiteralString = "(s)-[:" + types + "]->{1," + depth + "}(t)"
+    return (
+        "MATCH (s:Page {key: $source}), (t:Page {key: $target}) "
+        "WITH s, t, s <> t AND EXISTS { MATCH ANY SHORTEST " + to_source + " } AS up "
+        "WITH s, t, up, CASE WHEN up OR s = t THEN false "
+        "  ELSE EXISTS { MATCH ANY SHORTEST " + to_target + " } END AS down "
+        "WITH s, t, up, down, CASE WHEN up THEN t WHEN down THEN s END AS root "
+        "CALL (s, t) { UNWIND [s, t] AS p RETURN collect(" + PAGE_PROJECTION + ") AS ends } "
+        + _reach_body(types, depth, True)
+        + "RETURN ends, up, down, found, assertions")
+
+
+PATHS: dict[tuple[LiteralString, LiteralString], LiteralString] = {}
+
+
 def paths(ctx: GraphContext, source: str, target: str, relations: Iterable[str] | None = None,
           max_depth: int = DEFAULT_DEPTH, limit: int = 10) -> PathsResult | None:
     """Simple lineage paths between two works (either may be the ancestor), shortest first,
-    at most `limit`; None if either page is missing."""
+    at most `limit`; None if either page is missing. `pages` holds the descendant's whole
+    ancestor lineage within `max_depth`, and `truncated` says the bound cut that lineage."""
     if not 1 <= limit <= MAX_PATHS:
         raise BadUserInput(f"`first` must be between 1 and {MAX_PATHS} (got {limit})")
-    for child, parent, source_is_ancestor in ((target, source, True),
-                                              (source, target, False)):
-        result = lineage(ctx, child, Direction.ANCESTORS, relations, max_depth)
-        if result is None:
-            return None
-        pages = {n.page.key: n.page for n in result.nodes}
-        if parent in pages and parent != child:
-            found, cut = _simple_paths(child, parent, result.edges, max_depth, limit)
-            if source_is_ancestor:
-                found = [LineagePathRecord(nodes=p.nodes[::-1], edges=p.edges[::-1])
-                         for p in found]
-            return PathsResult(source=pages[source], target=pages[target],
-                               source_is_ancestor=source_is_ancestor, paths=found,
-                               pages=pages, truncated=cut or result.truncated)
-    both = _endpoints(ctx, source, target)
-    if both is None:
+    types, depth = relation_types(relations), check_depth(max_depth)
+    query = PATHS.get((types, depth))
+    if query is None:
+        query = PATHS.setdefault((types, depth), _paths_query(types, depth))
+    rows = ctx.read(query, source=source, target=target)
+    if not rows:
         return None
-    return PathsResult(source=both[0], target=both[1], source_is_ancestor=None, paths=[],
-                       pages={}, truncated=False)
+    row = rows[0]
+    ends = [PageRecord.from_row(p) for p in row["ends"]]
+    if not (row["up"] or row["down"]):
+        return PathsResult(source=ends[0], target=ends[1], source_is_ancestor=None, paths=[],
+                           pages={}, truncated=False)
+    child, parent = (target, source) if row["up"] else (source, target)
+    pages = {child: ends[1] if row["up"] else ends[0]}
+    pages.update((f["page"]["key"], PageRecord.from_row(f["page"])) for f in row["found"])
+    inside = [a for a in row["assertions"] if a["child"] in pages and a["parent"] in pages]
+    truncated = len(inside) < len(row["assertions"])
+    found, cut = _simple_paths(child, parent, group_edges(_towards(parent, inside)),
+                               max_depth, limit)
+    if row["up"]:
+        found = [LineagePathRecord(nodes=p.nodes[::-1], edges=p.edges[::-1]) for p in found]
+    return PathsResult(source=ends[0], target=ends[1], source_is_ancestor=bool(row["up"]),
+                       paths=found, pages=pages, truncated=cut or truncated)
 
 
-def _endpoints(ctx: GraphContext, source: str,
-               target: str) -> tuple[PageRecord, PageRecord] | None:
-    found = pages_by_keys(ctx, [source, target])
-    if source not in found or target not in found:
-        return None
-    return found[source], found[target]
+def _towards(parent: str, assertions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The assertions between works that reach `parent`: the only edges a path to it can use
+    (so only those are grouped into records)."""
+    back: dict[str, set[str]] = defaultdict(set)
+    for a in assertions:
+        back[a["parent"]].add(a["child"])
+    reach, queue = {parent}, deque([parent])
+    while queue:
+        for c in back[queue.popleft()] - reach:
+            reach.add(c)
+            queue.append(c)
+    return [a for a in assertions if a["child"] in reach and a["parent"] in reach]
 
 
 def _simple_paths(child: str, parent: str, edges: list[LineageEdgeRecord], max_depth: int,

@@ -12,7 +12,16 @@ from pydantic import BaseModel, model_validator
 from loaders.errors import BadUserInput, NotFound
 from loaders.records import PageKind
 from queries.base import GraphContext
-from queries.common import PAGE_PROJECTION, PageRecord, Row, clean_name, folded, native
+from queries.common import (
+    PAGE_PROJECTION,
+    PageRecord,
+    Row,
+    clean_name,
+    folded,
+    name_term,
+    native,
+    pages_named,
+)
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 # -- lookup ------------------------------------------------------------------------------------
@@ -24,7 +33,7 @@ FIND_PAGE: LiteralString = (
     "CALL (exact) { "
     "  WITH exact WHERE exact IS NOT NULL RETURN exact AS p, 0 AS rank "
     "  UNION "
-    "  WITH exact WHERE exact IS NULL MATCH (p:Page) WHERE $name IN p.names_folded "
+    "  WITH exact WHERE exact IS NULL " + pages_named("$name", "p") +
     "  RETURN p, CASE WHEN p.title = $key THEN 1 ELSE 2 END AS rank } "
     "WITH p, rank ORDER BY rank, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
 
@@ -40,7 +49,7 @@ def find_page(ctx: GraphContext, name: str) -> PageRecord | None:
     key = clean_name(name)
     if not key:
         raise BadUserInput("a page name must not be empty")
-    rows = ctx.read(FIND_PAGE, key=key, name=folded(key))
+    rows = ctx.read(FIND_PAGE, key=key, name=name_term(folded(key)))
     return PageRecord.from_row(rows[0]["page"]) if rows else None
 
 
@@ -125,8 +134,8 @@ class PageFilter(BaseModel):
             "kinds": [k.value for k in self.kinds] if self.kinds else None,
             "tag": tag or None, "year_from": self.year_from, "year_to": self.year_to,
             "venue": self.venue.strip().lower() if self.venue else None,
-            "author": folded(self.author) if self.author else None,
-            "concept": folded(self.concept) if self.concept else None,
+            "author": name_term(folded(self.author)) if self.author else None,
+            "concept": name_term(folded(self.concept)) if self.concept else None,
             "has_dangling": self.has_dangling, "updated_since": self.updated_since,
             "status": self.status,
         }
@@ -134,10 +143,22 @@ class PageFilter(BaseModel):
 
 # The works on a concept: sources that name it in `related:` (ABOUT), or that the concept page
 # lists in its own `sources:`. The timeline and the `concept` filter use this same definition.
+# `concepts` holds the pages named $concept (NAMED_FILTER_PAGES).
 WORKS_ON_CONCEPT: LiteralString = (
-    "EXISTS { MATCH (p)-[:ABOUT]->(c:Page) WHERE $concept IN c.names_folded } "
+    "EXISTS { MATCH (p)-[:ABOUT]->(c:Page) WHERE c IN concepts } "
     "OR EXISTS { MATCH (c:Concept)-[:LINKS_TO {field: 'sources'}]->(p) "
-    "WHERE $concept IN c.names_folded }")
+    "WHERE c IN concepts }")
+
+
+def _named(param: LiteralString, var: LiteralString) -> LiteralString:
+    """`var`: the pages named by the `name_term` in `$param`, or [] when it is null."""
+    return ("CALL () { UNWIND CASE WHEN $" + param + " IS NULL THEN [] ELSE [$" + param
+            + "] END AS term " + pages_named("term", "n") + "RETURN collect(n) AS " + var
+            + " } ")
+
+
+# The author and concept pages, looked up by name once (index seeks), before the page scan.
+NAMED_FILTER_PAGES: LiteralString = _named("author", "authors") + _named("concept", "concepts")
 
 PAGE_FILTER: LiteralString = (
     "($kinds IS NULL OR p.kind IN $kinds) "
@@ -148,13 +169,14 @@ PAGE_FILTER: LiteralString = (
     "AND ($venue IS NULL OR EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v:Venue) "
     "  WHERE toLower(v.name) = $venue }) "
     "AND ($author IS NULL OR EXISTS { MATCH (p)-[:AUTHORED_BY]->(a:Page) "
-    "  WHERE $author IN a.names_folded }) "
+    "  WHERE a IN authors }) "
     "AND ($concept IS NULL OR " + WORKS_ON_CONCEPT + ") "
     "AND ($has_dangling IS NULL OR (coalesce(p.dangling_count, 0) > 0) = $has_dangling) "
     "AND ($updated_since IS NULL OR p.updated >= $updated_since) "
     "AND ($status IS NULL OR p.status = $status) ")
 
-COUNT_PAGES: LiteralString = "MATCH (p:Page) WHERE " + PAGE_FILTER + "RETURN count(p) AS n"
+COUNT_PAGES: LiteralString = (
+    NAMED_FILTER_PAGES + "MATCH (p:Page) WHERE " + PAGE_FILTER + "RETURN count(p) AS n")
 
 # Sort expressions: nulls take a sentinel ($nulls) so they sort last in either direction and
 # the keyset comparison never meets a null.
@@ -178,7 +200,8 @@ def _list_query(expr: LiteralString, descending: bool) -> LiteralString:
         "sv < $after_value OR (sv = $after_value AND p.key < $after_key)" if descending
         else "sv > $after_value OR (sv = $after_value AND p.key > $after_key)")
     order: LiteralString = "DESC" if descending else "ASC"
-    return ("MATCH (p:Page) WHERE " + PAGE_FILTER + "WITH p, " + expr + " AS sv "
+    return (NAMED_FILTER_PAGES + "MATCH (p:Page) WHERE " + PAGE_FILTER + "WITH p, " + expr
+            + " AS sv "
             "WHERE $after_key IS NULL OR " + after + " "
             "RETURN " + PAGE_PROJECTION + " AS page, sv "
             "ORDER BY sv " + order + ", p.key " + order + " LIMIT $limit")

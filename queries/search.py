@@ -10,26 +10,29 @@ from typing import LiteralString
 from loaders.errors import BadUserInput
 from loaders.records import PageKind
 from queries.base import GraphContext
-from queries.common import PAGE_PROJECTION, PageRecord, Row, folded
+from queries.common import PAGE_PROJECTION, PageRecord, Row, folded, name_term, pages_named
 from queries.paging import check_first
 
 MAX_TEXT = 200
 SNIPPET_CHARS = 60
 LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 
+# Lucene keeps only the best $pool hits; name matches join them (index lookup), and only the
+# $first kept rows are projected (a body is large: never read for the rest of the pool).
 SEARCH: LiteralString = (
     "CALL () { "
     "  CALL db.index.fulltext.queryNodes('page_text', $lucene, {limit: $pool}) "
     "  YIELD node, score RETURN node AS p, score, 0 AS exact "
     "  UNION ALL "
-    "  MATCH (p:Page) WHERE $name IN p.names_folded RETURN p, 0.0 AS score, 1 AS exact } "
+    "  " + pages_named("$name", "p") + "RETURN p, 0.0 AS score, 1 AS exact } "
     "WITH p, sum(score) AS score, max(exact) AS exact "
     "WHERE $kinds IS NULL OR p.kind IN $kinds "
+    "WITH p, score, exact ORDER BY exact DESC, score DESC, p.key LIMIT $first "
     "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, p.body AS body "
-    "ORDER BY exact DESC, score DESC, p.key LIMIT $first")
+    "ORDER BY exact DESC, score DESC, p.key")
 
 NAME_ONLY: LiteralString = (
-    "MATCH (p:Page) WHERE $name IN p.names_folded AND ($kinds IS NULL OR p.kind IN $kinds) "
+    pages_named("$name", "p") + "WITH p WHERE $kinds IS NULL OR p.kind IN $kinds "
     "RETURN " + PAGE_PROJECTION + " AS page, 0.0 AS score, true AS name_match, "
     "p.body AS body ORDER BY p.key LIMIT $first")
 
@@ -74,10 +77,12 @@ def search(ctx: GraphContext, text: str, first: int = 10,
         raise BadUserInput(f"search text must be at most {MAX_TEXT} characters")
     kind_values = [k.value for k in kinds] if kinds else None
     if re.search(r"\w", text):
-        rows = ctx.read(SEARCH, lucene=lucene_query(text), name=folded(text), kinds=kind_values,
+        rows = ctx.read(SEARCH, lucene=lucene_query(text), name=name_term(folded(text)),
+                        kinds=kind_values,
                         first=first, pool=min(1000, first * 10))
     else:  # nothing the analyzer would index: names only
-        rows = ctx.read(NAME_ONLY, name=folded(text), kinds=kind_values, first=first)
+        rows = ctx.read(NAME_ONLY, name=name_term(folded(text)), kinds=kind_values,
+                        first=first)
     return [SearchHit(page=PageRecord.from_row(r["page"]), score=r["score"],
                       name_match=r["name_match"], snippet=snippet(r["body"], text))
             for r in rows]
