@@ -93,7 +93,7 @@ def statements_in(text: str, line: int) -> list[NumericStatement]:
     """Numeric statements in one line: each value is bound to the nearest metric before it in
     its sentence (or just after it, when none comes before)."""
     out: list[NumericStatement] = []
-    if not any(ch.isdigit() for ch in text):
+    if not any(map(str.isdigit, text)):
         return out
     # Link targets are names, not prose: blank them (same length) before reading metrics.
     original = text

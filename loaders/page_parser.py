@@ -192,7 +192,7 @@ def mentions_and_numbers(page: Page, body: list[BodyLine], finder: MentionFinder
         spans = [(raw.start, raw.end) for raw in line.raws]
         found = finder.find(page.key, line.number, line.text, spans) if finder else []
         mentions.extend(found)
-        if any(ch.isdigit() for ch in stripped):
+        if any(map(str.isdigit, stripped)):
             pairs = zip(line.raws, line.links, strict=True)
             subjects = [(raw.start, lk.target) for raw, lk in pairs
                         if lk.target and index.kind(lk.target) in SUBJECT_KINDS]

@@ -131,3 +131,12 @@ def _fail(x: int) -> int:
 def test_ordered_map_raises_what_a_worker_raised() -> None:
     with pytest.raises(ValueError, match="bad page"):
         ordered_map(_fail, list(range(2000)), workers=2)
+
+
+def test_has_cjk_is_the_kana_and_kanji_ranges() -> None:
+    from loaders.tokens import has_cjk
+
+    inside = ["\u3040", "\u30ff", "\u4e00", "\u9fff", "KVキャッシュ", "漢"]
+    outside_ = ["", "abc", "\u303f", "\u3100", "\u4dff", "\ua000", "ｱ", "한국"]
+    assert all(has_cjk(t) for t in inside)
+    assert not any(has_cjk(t) for t in outside_)
