@@ -4,6 +4,7 @@ shutdown; a fresh GraphContext and DataLoaders per request."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,8 @@ from api.rdf_router import router as rdf_router
 from api.schema import schema
 from api.ui_router import ui_router
 from graph.connection import create_driver, verify
+from graph.errors import GraphUnavailable
+from graph.schema import ensure_schema
 from graph.settings import Settings, get_settings
 from loaders.errors import VaultkgError
 
@@ -55,8 +58,29 @@ class JsonSafeGraphQLRouter(GraphQLRouter[ApiContext, None]):
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
 
 
+async def schema_once(request: Request) -> None:
+    """Create the graph's indexes before the first query of this process, so that an API
+    serving a database no ingest has touched yet answers "nothing" instead of failing on a
+    missing index (`page_names`). Unreachable: tried again on the next request. Refused (a
+    read-only user): the queries run on whatever schema the database has."""
+    state = request.app.state
+    if state.schema_ready:
+        return
+    async with state.schema_lock:
+        if state.schema_ready:
+            return
+        try:
+            await run_in_threadpool(ensure_schema, state.driver, state.settings.neo4j_database)
+        except GraphUnavailable:
+            return
+        except VaultkgError:
+            pass
+        state.schema_ready = True
+
+
 def graphql_router(settings: Settings) -> GraphQLRouter[ApiContext, None]:
     async def context(request: Request) -> ApiContext:
+        await schema_once(request)
         driver: neo4j.Driver = request.app.state.driver
         graph = CountingGraphContext(driver, settings.neo4j_database, settings.query_timeout_s)
         return ApiContext(graph, settings, key_matches(settings, bearer_token(request)))
@@ -78,6 +102,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="vaultkg", lifespan=lifespan)
     app.state.settings = settings
+    app.state.schema_ready = False
+    app.state.schema_lock = asyncio.Lock()
     app.include_router(health)
     app.include_router(graphql_router(settings))
     app.include_router(cypher_router)

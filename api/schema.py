@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -45,9 +47,17 @@ SDL_PATH = Path(__file__).with_name("schema.graphql")
 # Executing a document (validating, resolving, building the response) is CPU work; on the
 # server's event loop one heavy query would stall every other request, /healthz included
 # (tests/test_api_abuse.py). Each execution runs in its own loop on one of these threads;
-# further requests wait their turn without blocking anything.
+# further requests wait their turn without blocking anything. Each thread keeps its loop (and
+# that loop's executor for the blocking driver calls) from one request to the next.
 MAX_CONCURRENT_EXECUTIONS = 16
 EXECUTOR = ThreadPoolExecutor(MAX_CONCURRENT_EXECUTIONS, thread_name_prefix="vaultkg-graphql")
+# The depth and alias limits as validation rules built once: the limiter extensions build a new
+# rule class per instance, i.e. per request, and ValidationCache keys on the rules, so with
+# them every request missed the cache and validated again.
+LIMIT_RULES = (QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules
+               + MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules)
+T = TypeVar("T")
+_thread = threading.local()
 
 # Extension point: each group is a @strawberry.type of Query fields (use decorators.read_field).
 # To add fields (e.g. `fold(from:, to:, asOf:)`), write a group in api/fields/ and append it.
@@ -72,6 +82,35 @@ class QueryCost(SchemaExtension):
         return {"cost": {"neo4jQueries": ctx.graph.queries_run, "objects": ctx.objects}}
 
 
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """This executor thread's event loop, made on first use and kept: `asyncio.run` per request
+    also made, and joined, a new default executor (thread start and join on every request)."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_thread, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _thread.loop = asyncio.new_event_loop()
+    return loop
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel tasks a request left behind (a sibling of a failed field), as `asyncio.run` did,
+    so none runs later inside another request's execution."""
+    tasks = asyncio.all_tasks(loop)
+    if not tasks:
+        return
+    for task in tasks:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+
+
+def run_on_thread_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to completion on this thread's own loop (executor threads only)."""
+    loop = _thread_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        _cancel_leftovers(loop)
+
+
 class VaultkgSchema(strawberry.Schema):
     """Every result's errors carry `extensions.code` (api/errors.py decides which); only
     unexpected errors are logged (with traceback): user errors are not server problems."""
@@ -85,7 +124,7 @@ class VaultkgSchema(strawberry.Schema):
         execution = super().execute(query, variable_values, context_value, root_value,
                                     operation_name, allowed_operation_types,
                                     operation_extensions)
-        result = await asyncio.get_running_loop().run_in_executor(EXECUTOR, asyncio.run,
+        result = await asyncio.get_running_loop().run_in_executor(EXECUTOR, run_on_thread_loop,
                                                                   execution)
         result.errors = with_codes(result.errors)
         return result
@@ -102,8 +141,7 @@ def build_schema() -> strawberry.Schema:
         types=CONCRETE_TYPES,
         extensions=[
             partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
-            partial(QueryDepthLimiter, max_depth=MAX_DEPTH),
-            partial(MaxAliasesLimiter, max_alias_count=MAX_ALIASES),
+            partial(AddValidationRules, list(LIMIT_RULES)),
             partial(ParserCache, maxsize=256),
             partial(ValidationCache, maxsize=256),
             QueryCost,
