@@ -70,6 +70,12 @@ async def schema_once(request: Request) -> None:
         if state.schema_ready:
             return
         try:
+            # Fails at once when Neo4j is down, where ensure_schema would retry for seconds
+            # before the request's own query does the same.
+            await run_in_threadpool(state.driver.verify_connectivity)
+        except (neo4j.exceptions.DriverError, neo4j.exceptions.Neo4jError):
+            return
+        try:
             await run_in_threadpool(ensure_schema, state.driver, state.settings.neo4j_database)
         except GraphUnavailable:
             return
