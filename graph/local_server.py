@@ -315,7 +315,7 @@ def _first_mvn_error(done: subprocess.CompletedProcess[str]) -> str:
 # NEO4J_HOME
 
 
-def render_conf(home: Path, bolt_port: int) -> str:
+def render_conf(home: Path, bolt_port: int, pagecache: str = "256m") -> str:
     """neo4j.conf for a loopback-only, password-protected server with everything inside home."""
     bolt = f"{HOST}:{bolt_port}"
     lines = [
@@ -331,7 +331,7 @@ def render_conf(home: Path, bolt_port: int) -> str:
         "dbms.routing.enabled=false",
         "dbms.security.auth_enabled=true",
         "dbms.usage_report.enabled=false",
-        "server.memory.pagecache.size=256m",
+        f"server.memory.pagecache.size={pagecache}",
         f"server.directories.data={home / 'data'}",
         f"server.directories.logs={home / 'logs'}",
         f"server.directories.run={home / 'run'}",
@@ -342,7 +342,7 @@ def render_conf(home: Path, bolt_port: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lay_out_home(home: Path, lib: Path, bolt_port: int) -> None:
+def _lay_out_home(home: Path, lib: Path, bolt_port: int, pagecache: str = "256m") -> None:
     """Create NEO4J_HOME's folders, point home/lib at the cached jars, write the conf."""
     for sub in ("conf", "data", "logs", "run", "plugins", "import"):
         (home / sub).mkdir(parents=True, exist_ok=True)
@@ -354,7 +354,7 @@ def _lay_out_home(home: Path, lib: Path, bolt_port: int) -> None:
         raise LocalServerError(f"{link} is a real folder; remove it so vaultkg can link the jars")
     if not link.is_symlink():
         link.symlink_to(lib, target_is_directory=True)
-    (home / "conf" / "neo4j.conf").write_text(render_conf(home, bolt_port))
+    (home / "conf" / "neo4j.conf").write_text(render_conf(home, bolt_port, pagecache))
 
 
 def _classpath(home: Path) -> str:
@@ -573,9 +573,15 @@ def _password(settings: Settings) -> str:
     return password
 
 
+def _memory_size(size: str, variable: str) -> str:
+    """A JVM-style size (`1g`, `512m`), or a clear error naming the variable."""
+    if not re.fullmatch(r"\d+[kKmMgG]?", size):
+        raise LocalServerError(f"{variable}={size!r} is not a JVM size like 1g or 512m")
+    return size
+
+
 def _heap_flags(heap: str) -> list[str]:
-    if not re.fullmatch(r"\d+[kKmMgG]?", heap):
-        raise LocalServerError(f"VAULTKG_NEO4J_HEAP={heap!r} is not a JVM size like 1g or 512m")
+    _memory_size(heap, "VAULTKG_NEO4J_HEAP")
     return [f"-Xms{heap}", f"-Xmx{heap}"]
 
 
@@ -617,7 +623,8 @@ def start(settings: Settings) -> ServerStatus:
                 "process; stop it or choose another port with VAULTKG_NEO4J_BOLT_PORT"
             )
         lib = fetch_jars(settings)
-        _lay_out_home(home, lib, settings.neo4j_bolt_port)
+        _lay_out_home(home, lib, settings.neo4j_bolt_port,
+                      _memory_size(settings.neo4j_pagecache, "VAULTKG_NEO4J_PAGECACHE"))
         _set_initial_password(java, home, password)
         cmd = [
             java, *JVM_FLAGS, *heap, "-cp", _classpath(home), ENTRY_POINT,

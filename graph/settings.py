@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     neo4j_home: Path = Field(Path(".neo4j/home"), alias="VAULTKG_NEO4J_HOME")
     neo4j_bolt_port: int = Field(7687, alias="VAULTKG_NEO4J_BOLT_PORT")
     neo4j_heap: str = Field("1g", alias="VAULTKG_NEO4J_HEAP")
+    # The local server's page cache: the store files it keeps in memory (a 100k-page graph
+    # is ~2 GB on disk; 256m makes its queries read from disk).
+    neo4j_pagecache: str = Field("256m", alias="VAULTKG_NEO4J_PAGECACHE")
     query_timeout_s: float = Field(10.0, alias="VAULTKG_QUERY_TIMEOUT")
     api_key: SecretStr | None = Field(None, alias="VAULTKG_API_KEY")
     read_requires_key: bool = Field(False, alias="VAULTKG_READ_REQUIRES_KEY")

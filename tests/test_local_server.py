@@ -61,6 +61,13 @@ def test_conf_listens_only_on_loopback(tmp_path: Path) -> None:
             assert Path(value).is_relative_to(tmp_path), key
 
 
+def test_page_cache_size_is_configurable_and_checked(tmp_path: Path) -> None:
+    assert "server.memory.pagecache.size=256m" in local_server.render_conf(tmp_path, 7687)
+    assert "server.memory.pagecache.size=2g" in local_server.render_conf(tmp_path, 7687, "2g")
+    with pytest.raises(local_server.LocalServerError, match="VAULTKG_NEO4J_PAGECACHE"):
+        local_server._memory_size("2 GB", "VAULTKG_NEO4J_PAGECACHE")
+
+
 def test_home_layout_writes_conf_and_links_jars(tmp_path: Path) -> None:
     lib = tmp_path / "cache" / "lib"
     lib.mkdir(parents=True)
