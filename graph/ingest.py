@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import LiteralString
+from typing import Any, LiteralString
 
 import neo4j
 from pydantic import BaseModel
@@ -26,6 +26,14 @@ TOTALS: LiteralString = (
     "CALL () { MATCH (n) WHERE NOT n:IngestLock RETURN count(n) AS nodes } "
     "CALL () { MATCH ()-[r]->() RETURN count(r) AS relationships } "
     "RETURN pages, links, dangling, log_entries, nodes, relationships")
+
+
+def _previous(row: dict[str, Any]) -> PreviousPage:
+    """A `PAGE_HASHES` row: what the graph holds of a page and its file's stamp."""
+    return PreviousPage(row["hash"] or "", tuple(row["names"] or ()), row["kind"] or "",
+                        path=row["path"] or "", mtime_ns=row["mtime_ns"] or 0,
+                        size=-1 if row["size"] is None else row["size"],
+                        title=row["title"] or "", aliases=tuple(row["aliases"] or ()))
 
 
 class IngestReport(BaseModel):
@@ -60,11 +68,7 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
     ensure_schema(driver, database)
     with ingest_lock(driver, database, on_wait=on_wait):
         writer = GraphWriter(driver, database, batch_size=batch_size)
-        previous = {
-            row["key"]: PreviousPage(row["hash"] or "", tuple(row["names"] or ()),
-                                     row["kind"] or "")
-            for row in writer.previous_pages()
-        }
+        previous = {row["key"]: _previous(row) for row in writer.previous_pages()}
         snapshot = load_vault(path, LoadOptions(previous=previous, force=force,
                                                 progress=progress))
         stats = writer.write(snapshot)

@@ -81,7 +81,7 @@ class GraphWriter:
         with translate_errors():
             records, _, _ = self.driver.execute_query(w.PAGE_HASHES, database_=self.database,
                                                       routing_="r")
-        return [r.data() for r in records]
+        return [dict(zip(w.PAGE_HASH_FIELDS, row, strict=True)) for row in records[0]["rows"]]
 
     # -- the whole write -------------------------------------------------------------------
 
@@ -115,6 +115,8 @@ class GraphWriter:
                 self._derive_detected(subjects)
         self.batched(w.SET_HASHES, [{"key": f.page.key, "hash": f.page.content_hash}
                                     for f in facts])
+        self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
+                                    for st in snapshot.stamps])
         return self.stats
 
     def _remove_facts(self, keys: list[str]) -> None:

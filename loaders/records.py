@@ -261,6 +261,15 @@ class PageFacts(Record):
     venue: str | None = None
 
 
+class PageStamp(Record):
+    """A file's stamp (modification time, size) for a page whose content did not change: the
+    graph records it so the next run need not read the file."""
+
+    key: str
+    mtime_ns: int
+    size: int
+
+
 class VaultSnapshot(Record):
     """The loader's whole output for one run."""
 
@@ -269,3 +278,4 @@ class VaultSnapshot(Record):
     unchanged: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = Field(default_factory=tuple)
+    stamps: tuple[PageStamp, ...] = ()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from loaders.records import PageKind
 from loaders.text import fold_name, nfc
@@ -26,12 +27,12 @@ class PageHeader:
     title: str
     aliases: tuple[str, ...] = ()
 
-    @property
-    def stem(self) -> str:
+    @cached_property
+    def stem(self) -> str:  # cached: asked for about ten times per page and ingest
         return nfc(posixpath.splitext(posixpath.basename(self.path))[0])
 
 
-@dataclass
+@dataclass(frozen=True)
 class Resolution:
     """The page a link names (None: dangling), or that it names an attachment."""
 
@@ -55,6 +56,9 @@ class NameIndex:
     _stem_folded: dict[str, list[PageHeader]] = field(default_factory=dict)
     _alias_folded: dict[str, list[PageHeader]] = field(default_factory=dict)
     _paths: dict[str, PageHeader] = field(default_factory=dict)
+    # Plain names (no path, not empty) resolve the same from every page: popular targets are
+    # resolved once per index.
+    _plain: dict[str, Resolution] = field(default_factory=dict)
 
     @classmethod
     def build(cls, headers: Iterable[PageHeader]) -> NameIndex:
@@ -88,6 +92,14 @@ class NameIndex:
 
     def resolve(self, target: str, from_path: str = "") -> Resolution:
         """Resolve a link target as written (without `#anchor` or `|display`)."""
+        if "/" in target or "\\" in target or not target.strip():
+            return self._resolve(target, from_path)
+        hit = self._plain.get(target)
+        if hit is None:
+            hit = self._plain[target] = self._resolve(target, from_path)
+        return hit
+
+    def _resolve(self, target: str, from_path: str) -> Resolution:
         name = nfc(target.strip().replace("\\", "/"))
         if not name:
             # `[[#Heading]]` links to the page itself.

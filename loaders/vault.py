@@ -2,7 +2,15 @@
 
 Two passes: a cheap header pass over every file (hash, frontmatter, names) builds the name index;
 the full parse then runs only on pages that changed since `previous` (or whose links or mentions
-a changed name could affect)."""
+a changed name could affect).
+
+File stamps: a file whose `(path, mtime_ns, size)` equals what the graph recorded is not read at
+all; its header comes from `previous` (re-ingest cost is then a `stat` per file). The trade-off:
+an edit that keeps both the size and the mtime (a tool that restores mtimes, a clock set back) is
+not seen; `force` reads and re-parses every file. A stamp is recorded only when it can be
+trusted: not for a file the header pass reported a problem for (its problems are reported on
+every run, so it is read on every run), and not for a file modified within `RACY_NS` of the
+read (a second same-size write in the same timestamp tick would be missed, as "racy git")."""
 
 from __future__ import annotations
 
@@ -10,8 +18,9 @@ import hashlib
 import os
 import posixpath
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from stat import S_ISREG
 
@@ -41,6 +50,7 @@ from loaders.records import (
     Page,
     PageFacts,
     PageKind,
+    PageStamp,
     Problem,
     VaultSnapshot,
 )
@@ -48,6 +58,13 @@ from loaders.resolver import NameIndex, PageHeader
 from loaders.text import fold_name, nfc
 
 MAX_PAGE_BYTES = 8 * 1024 * 1024
+# The log is append-only and grows with the vault (one entry per page: 19 MiB at 100k pages).
+MAX_LOG_BYTES = 256 * 1024 * 1024
+LOG_STEM = "log"
+KINDS = frozenset(k.value for k in PageKind)
+# A file modified this recently (ns) before the read gets no stamp: a write in the same tick
+# (filesystem timestamp granularity is up to 2 s) would leave mtime and size unchanged.
+RACY_NS = 2_000_000_000
 SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
 LEDGER_NAME = "claim-ledger.json"
 VENUE_YEAR = re.compile(r"[\s'’]*(?:19|20)\d{2}$")
@@ -56,22 +73,41 @@ CHILD_KEY = re.compile(r"^log-(\d{8})-(\d+)$")
 
 @dataclass(frozen=True)
 class PreviousPage:
-    """What the graph already holds of a page: enough to tell whether it changed."""
+    """What the graph already holds of a page: enough to tell whether it changed, and (with
+    its file stamp) its header, so an unchanged file need not be read."""
 
     content_hash: str
     names: tuple[str, ...] = ()
     kind: str = ""
+    path: str = ""
+    mtime_ns: int = 0  # 0: no trusted stamp, the file is read
+    size: int = -1
+    title: str = ""
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
 class _File:
     rel: str
-    text: str
+    text: str | None  # None: not read (its stamp matched); `_hydrate` reads it when needed
     digest: str
     mtime_ns: int
     size: int
-    front: Frontmatter
+    front: Frontmatter | None
     header: PageHeader
+    full: Path | None = None
+    trusted: bool = True  # record the stamp (no header-pass problem, not modified just now)
+
+    @property
+    def content(self) -> tuple[str, Frontmatter]:
+        """Text and frontmatter of a file that was read (see `_hydrate`)."""
+        assert self.text is not None and self.front is not None, f"{self.rel} not read"
+        return self.text, self.front
+
+    @property
+    def stamp(self) -> int:
+        """The mtime to record: 0 when the stamp is not to be trusted next run."""
+        return self.mtime_ns if self.trusted else 0
 
 
 @dataclass
@@ -79,7 +115,8 @@ class LoadOptions:
     """How to load: which pages the graph already has, whether to re-parse everything."""
 
     previous: Mapping[str, PreviousPage] = field(default_factory=dict)
-    force: bool = False
+    force: bool = False  # re-read and re-parse every file, whatever the stamps say
+    stamps: bool = True  # skip reading files whose stamp matches `previous`
     mentions: bool = True
     progress: Callable[[int, int], None] | None = None
     workers: int | None = None  # parse processes; None: one per core for large jobs
@@ -99,35 +136,47 @@ def vault_root(path: Path) -> Path:
 
 
 def _walk(root: Path, problems: list[Problem]) -> Iterator[tuple[str, Path]]:
-    """(vault-relative posix path, file) for every markdown or ledger file, confined to root."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        keep = []
-        for name in sorted(dirnames):
-            full = here / name
-            if name in SKIP_DIRS or name.startswith("."):
-                continue
-            if full.is_symlink():
-                problems.append(Problem(path=_rel(root, full), skipped=True,
-                                        message="symlinked folder not followed"))
-                continue
-            keep.append(name)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            if not (name.endswith(".md") or name == LEDGER_NAME):
-                continue
-            full = here / name
-            if full.is_symlink():
-                target = full.resolve()
-                if not target.is_relative_to(root):
-                    problems.append(Problem(path=_rel(root, full), skipped=True,
-                                            message="symlink points outside the vault; skipped"))
-                    continue
-            yield _rel(root, full), full
+    """(vault-relative posix path, file) for every markdown or ledger file, confined to root.
+    Top-down, sorted; a folder's files come before its subfolders (as `os.walk` gives them)."""
+    yield from _walk_folder(root, root, "", problems)
 
 
-def _rel(root: Path, full: Path) -> str:
-    return nfc(full.relative_to(root).as_posix())
+def _walk_folder(root: Path, here: Path, prefix: str,
+                 problems: list[Problem]) -> Iterator[tuple[str, Path]]:
+    # `scandir` says which entries are symlinks without a `stat` per file.
+    try:
+        with os.scandir(here) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return  # as os.walk: an unreadable folder is left out
+    folders: list[os.DirEntry[str]] = []
+    for entry in entries:
+        if not _is_dir(entry) or entry.name in SKIP_DIRS or entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            problems.append(Problem(path=nfc(prefix + entry.name), skipped=True,
+                                    message="symlinked folder not followed"))
+            continue
+        folders.append(entry)
+    for entry in entries:
+        name = entry.name
+        if _is_dir(entry) or not (name.endswith(".md") or name == LEDGER_NAME):
+            continue
+        full = here / name
+        if entry.is_symlink() and not full.resolve().is_relative_to(root):
+            problems.append(Problem(path=nfc(prefix + name), skipped=True,
+                                    message="symlink points outside the vault; skipped"))
+            continue
+        yield nfc(prefix + name), full
+    for entry in folders:
+        yield from _walk_folder(root, here / entry.name, prefix + entry.name + "/", problems)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _decode(data: bytes, rel: str, problems: list[Problem]) -> str | None:
@@ -144,7 +193,16 @@ def _decode(data: bytes, rel: str, problems: list[Problem]) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | None:
+def _size_limit(rel: str) -> int:
+    """The log has its own, much larger limit: it is append-only by design."""
+    name = rel.rpartition("/")[2].lower()
+    return MAX_LOG_BYTES if name == LOG_STEM + ".md" else MAX_PAGE_BYTES
+
+
+def _read(root: Path, rel: str, full: Path, problems: list[Problem],
+          known: PreviousPage | None = None, now_ns: int | None = None) -> _File | None:
+    """A file's header (and text). With `known` and a matching stamp, the file is not read:
+    its header is the graph's."""
     try:
         stat = full.stat()
     except OSError as exc:
@@ -155,11 +213,34 @@ def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | 
         problems.append(Problem(path=rel, skipped=True,
                                 message="not a regular file (pipe, socket or device); skipped"))
         return None
-    if stat.st_size > MAX_PAGE_BYTES:
+    limit = _size_limit(rel)
+    if stat.st_size > limit:
         problems.append(Problem(path=rel, skipped=True,
                                 message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
-                                        f"{MAX_PAGE_BYTES // (1024 * 1024)} MiB limit; skipped"))
+                                        f"{limit // (1024 * 1024)} MiB limit; skipped"))
         return None
+    if known is not None and known.content_hash and known.mtime_ns and \
+            (known.mtime_ns, known.size) == (stat.st_mtime_ns, stat.st_size) and \
+            known.kind in KINDS:
+        return _File(rel, None, known.content_hash, stat.st_mtime_ns, stat.st_size, None,
+                     _known_header(rel, known), full)
+    racy = now_ns is None or stat.st_mtime_ns > now_ns - RACY_NS
+    before = len(problems)
+    f = _parse_header(rel, full, stat.st_mtime_ns, stat.st_size, problems)
+    if f is not None:
+        f.trusted = not racy and len(problems) == before
+    return f
+
+
+def _known_header(rel: str, known: PreviousPage) -> PageHeader:
+    stem = posixpath.splitext(rel.rpartition("/")[2])[0]
+    return PageHeader(key=stem, path=rel, kind=PageKind(known.kind), title=known.title,
+                      aliases=known.aliases)
+
+
+def _parse_header(rel: str, full: Path, mtime_ns: int, size: int,
+                  problems: list[Problem]) -> _File | None:
+    """Read, hash and split the frontmatter of one file."""
     try:
         data = full.read_bytes()
     except OSError as exc:
@@ -190,7 +271,19 @@ def _read(root: Path, rel: str, full: Path, problems: list[Problem]) -> _File | 
     aliases = tuple(nfc(a) for a, _ in front.items("aliases") if a.strip())
     title = nfc(front.text("title") or stem)
     header = PageHeader(key=stem, path=rel, kind=kind, title=title, aliases=aliases)
-    return _File(rel, text, digest, stat.st_mtime_ns, stat.st_size, front, header)
+    return _File(rel, text, digest, mtime_ns, size, front, header, full)
+
+
+def _text(f: _File) -> str | None:
+    """A file's text, read without keeping it when the header pass skipped it."""
+    if f.text is not None:
+        return f.text
+    assert f.full is not None
+    try:
+        data = f.full.read_bytes()
+    except OSError:
+        return None
+    return _decode(data, f.rel, [])
 
 
 def _assign_keys(files: list[_File]) -> None:
@@ -203,8 +296,8 @@ def _assign_keys(files: list[_File]) -> None:
         group.sort(key=lambda f: (f.rel.count("/"), len(f.rel), f.rel))
         for position, f in enumerate(group):
             key = f.header.stem if position == 0 else posixpath.splitext(f.rel)[0]
-            f.header = PageHeader(key=key, path=f.rel, kind=f.header.kind, title=f.header.title,
-                                  aliases=f.header.aliases)
+            if key != f.header.key:
+                f.header = replace(f.header, key=key)
 
 
 def _duplicate_names(files: list[_File]) -> list[Problem]:
@@ -231,7 +324,7 @@ def _duplicate_names(files: list[_File]) -> list[Problem]:
 
 
 def _page(f: _File) -> Page:
-    front = f.front
+    _, front = f.content
     naming = parse_source_name(f.header.stem)
     year = front.data.get("year")
     venue = _venue_name(front.text("venue")) or (naming.venue if naming else None)
@@ -244,9 +337,9 @@ def _page(f: _File) -> Page:
         venue=venue if f.header.kind in (PageKind.PAPER, PageKind.SOURCE) else None,
         url=front.text("url"), status=front.text("status"), created=front.date("created"),
         updated=front.date("updated"), date_published=front.date("date_published"),
-        body="\n".join(f.front.lines[f.front.body_start - 1:]), content_hash=f.digest,
+        body="\n".join(front.lines[front.body_start - 1:]), content_hash=f.digest,
         names_folded=_names_of(f),
-        mtime_ns=f.mtime_ns, size=f.size)
+        mtime_ns=f.stamp, size=f.size)
 
 
 def _year(value: object) -> int | None:
@@ -271,25 +364,85 @@ def _names_of(f: _File) -> tuple[str, ...]:
                                                 *f.header.aliases) if n}))
 
 
-def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
-    """Pages whose text mentions a name that appeared, vanished or changed its page."""
+def _changed_names(files: list[_File], options: LoadOptions) -> set[str]:
+    """Names that appeared, vanished or changed their page (or its kind) since `previous`."""
     current = {f.header.key: f for f in files}
     changed_names: set[str] = set()
     for key, prev in options.previous.items():
         f = current.get(key)
         if f is None:
             changed_names.update(prev.names)
+        elif f.text is None and f.rel == prev.path:
+            continue  # not read: its header is this row's, so are its names
         elif _names_of(f) != prev.names or f.header.kind.value != prev.kind:
             changed_names.update(prev.names)
             changed_names.update(_names_of(f))
     for key, f in current.items():
         if key not in options.previous:
             changed_names.update(_names_of(f))
-    changed_names = {n for n in changed_names if len(n) >= 2}
+    return {n for n in changed_names if len(n) >= 2}
+
+
+def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
+    """Pages whose text mentions a name that appeared, vanished or changed its page. Texts of
+    files the header pass skipped are read only when some name changed."""
+    changed_names = _changed_names(files, options)
     if not changed_names:
         return set()
-    return {f.header.key for f in files
-            if any(n in fold_name(f.text) for n in changed_names)}
+    out: set[str] = set()
+    for f in files:
+        text = _text(f)
+        folded = fold_name(text) if text is not None else None
+        # A file that cannot be read now is re-read (and its problem reported) by the parse.
+        if folded is None or any(n in folded for n in changed_names):
+            out.add(f.header.key)
+    return out
+
+
+class _StaleStamp(Exception):
+    """A skipped file changed under an unchanged stamp, or cannot be read any more."""
+
+
+# The last log parse of this process: its result depends only on the log file and the headers
+# the name index is built from (a long-lived process, such as `vaultkg watch`, re-uses it).
+_LOG_CACHE: dict[tuple[str, str, tuple[PageHeader, ...]],
+                 tuple[list[LogEntry], list[Problem], EntryIndex]] = {}
+
+
+def _log_entries(f: _File, index: NameIndex, headers: tuple[PageHeader, ...],
+                 problems: list[Problem]) -> tuple[list[LogEntry], list[Problem], EntryIndex]:
+    """The log's entries, problems and index (from the cache when nothing they depend on
+    changed)."""
+    hit = _LOG_CACHE.get((f.rel, f.digest, headers))
+    if hit is None:
+        _hydrate(f, problems)
+        _, front = f.content
+        lines = body_lines(front.lines, front.body_start, mask=False)
+        entries, found = parse_log(lines, f.rel, index)
+        hit = (entries, found, EntryIndex(entries))
+        _LOG_CACHE.clear()
+        _LOG_CACHE[(f.rel, f.digest, headers)] = hit
+    return list(hit[0]), list(hit[1]), hit[2]
+
+
+def _hydrate(f: _File, problems: list[Problem]) -> None:
+    """Read a file the header pass skipped, in place (its key stays what `_assign_keys` gave
+    it). Raises `_StaleStamp` when the file cannot be read or its header is not the graph's."""
+    if f.text is not None:
+        return
+    assert f.full is not None
+    before = len(problems)
+    read = _parse_header(f.rel, f.full, f.mtime_ns, f.size, problems)
+    if read is None or replace(read.header, key=f.header.key) != f.header:
+        raise _StaleStamp(f.rel)
+    f.text, f.front, f.digest = read.text, read.front, read.digest
+    f.trusted = len(problems) == before
+
+
+def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
+    if options.force or not options.stamps:
+        return {}
+    return {prev.path: prev for prev in options.previous.values() if prev.path}
 
 
 def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
@@ -297,31 +450,45 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
     page."""
     options = options or LoadOptions()
     root = vault_root(path)
+    try:
+        return _load(root, options)
+    except _StaleStamp:
+        # Rare (a file edited under an unchanged stamp, or unreadable now): read every file.
+        return _load(root, replace(options, stamps=False))
+
+
+def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
     problems: list[Problem] = []
+    known = _known_by_path(options)
+    now_ns = time.time_ns()
     files = [f for rel, full in _walk(root, problems)
-             if (f := _read(root, rel, full, problems)) is not None]
+             if (f := _read(root, rel, full, problems, known.get(rel), now_ns)) is not None]
     _assign_keys(files)
     problems.extend(_duplicate_names(files))
     pages = [f for f in files if not f.rel.endswith(".json")]
-    index = NameIndex.build(f.header for f in pages)
-    log_file = _find_log(pages)
-    entries: list[LogEntry] = []
-    if log_file is not None:
-        lines = body_lines(log_file.front.lines, log_file.front.body_start, mask=False)
-        entries, log_problems = parse_log(lines, log_file.rel, index)
-        problems.extend(log_problems)
-    entry_index = EntryIndex(entries)
+    headers = tuple(f.header for f in pages)
+    index = NameIndex.build(headers)
 
     affected = _affected_by_names(files, options) if options.previous else set()
     todo: list[_File] = []
-    unchanged: list[str] = []
+    unchanged: list[_File] = []
     for f in files:
         prev = options.previous.get(f.header.key)
         if options.force or prev is None or prev.content_hash != f.digest or \
                 f.header.key in affected:
             todo.append(f)
         else:
-            unchanged.append(f.header.key)
+            unchanged.append(f)
+    for f in todo:
+        _hydrate(f, problems)
+    log_file = _find_log(pages)
+    entries: list[LogEntry] = []
+    entry_index = EntryIndex(entries)
+    # The log is parsed when it was read (its problems are reported) or pages need provenance.
+    if log_file is not None and (todo or log_file.text is not None):
+        entries, log_problems, entry_index = _log_entries(log_file, index, headers, problems)
+        problems.extend(log_problems)
+        log_file.trusted = log_file.trusted and not log_problems
     deleted = sorted(set(options.previous) - {f.header.key for f in files})
     finder = MentionFinder(_mention_names(index, todo)) if options.mentions and todo else None
 
@@ -341,8 +508,22 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
                                          progress=options.progress):
         facts.append(page_facts)
         problems.extend(found)
-    return VaultSnapshot(root=str(root), facts=tuple(facts), unchanged=tuple(unchanged),
-                         deleted=tuple(deleted), problems=tuple(problems))
+    return VaultSnapshot(root=str(root), facts=tuple(facts),
+                         unchanged=tuple(f.header.key for f in unchanged),
+                         deleted=tuple(deleted), problems=tuple(problems),
+                         stamps=_new_stamps(unchanged, options))
+
+
+def _new_stamps(unchanged: list[_File], options: LoadOptions) -> tuple[PageStamp, ...]:
+    """Unchanged pages read this run whose trusted stamp the graph does not have yet (touched,
+    same content): recorded so the next run skips them."""
+    out: list[PageStamp] = []
+    for f in unchanged:
+        prev = options.previous[f.header.key]
+        if f.text is not None and f.trusted and (prev.mtime_ns, prev.size) != (f.mtime_ns,
+                                                                                f.size):
+            out.append(PageStamp(key=f.header.key, mtime_ns=f.mtime_ns, size=f.size))
+    return tuple(out)
 
 
 def _mention_names(index: NameIndex, todo: list[_File]) -> list[tuple[str, str]]:
@@ -350,10 +531,10 @@ def _mention_names(index: NameIndex, todo: list[_File]) -> list[tuple[str, str]]
     mentions, from a far smaller matcher: see `loaders.mention_filter`)."""
     names = list(index.names())
     pages = [f for f in todo if not f.rel.endswith(".json")]
-    if sum(len(f.text) for f in pages) > MENTION_FILTER_CHARS:
+    if sum(len(f.content[0]) for f in pages) > MENTION_FILTER_CHARS:
         return names
     texts = [unlinked(text) for f in pages
-             for _, text in body_lines(f.front.lines, f.front.body_start)]
+             for _, text in body_lines(f.content[1].lines, f.content[1].body_start)]
     possible = possible_names(names, texts)
     return names if possible is None else possible
 
@@ -377,7 +558,7 @@ def _fold_entries(fold: FoldPage, entries: list[LogEntry]) -> tuple[str, ...]:
 
 
 def _find_log(pages: list[_File]) -> _File | None:
-    candidates = [f for f in pages if f.header.stem.lower() == "log"]
+    candidates = [f for f in pages if f.header.stem.lower() == LOG_STEM]
     candidates.sort(key=lambda f: (f.rel.count("/"), f.rel))
     return candidates[0] if candidates else None
 
@@ -386,7 +567,7 @@ def _ledger_facts(f: _File, index: NameIndex, entries: EntryIndex,
                   problems: list[Problem]) -> PageFacts:
     page = _page(f)
     try:
-        claims, contradictions = parse_ledger(f.text, f.rel, index)
+        claims, contradictions = parse_ledger(f.content[0], f.rel, index)
     except VaultError as exc:
         problems.append(Problem(path=f.rel, line=exc.line, skipped=True,
                                 message=str(exc).split(": ", 1)[-1]))
@@ -399,15 +580,16 @@ def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
                 entries: EntryIndex, log_entries: list[LogEntry],
                 problems: list[Problem]) -> PageFacts:
     page = _page(f)
-    front_links = pp.frontmatter_links(page, f.front, index)
-    body = pp.read_body(page, f.front, index)
+    _, front = f.content
+    front_links = pp.frontmatter_links(page, front, index)
+    body = pp.read_body(page, front, index)
     links = front_links + [lk for line in body for lk in line.links]
     lineage = pp.frontmatter_lineage(page, front_links) + pp.body_lineage(page, body, index)
     contradictions: list[ContradictionRecord] = [
         *pp.callout_contradictions(page, body), *pp.frontmatter_contradictions(page, front_links)]
     fold = None
     if page.kind is PageKind.FOLD:
-        fold, fold_problems = parse_fold_page(page, f.front)
+        fold, fold_problems = parse_fold_page(page, front)
         problems.extend(fold_problems)
         if fold is not None:
             fold = fold.model_copy(update={"entries": _fold_entries(fold, entries.entries)})
