@@ -126,9 +126,11 @@ DELETE_DETECTED = "MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x"
 NUMERIC_SUBJECTS_OF = (
     "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
     "AND c.subject IS NOT NULL RETURN DISTINCT c.subject AS subject")
-DIRTY_DETECTED_SUBJECTS = (  # lost a claim (a run that died between removal and derivation)
+# Lost a claim (a run that died between removal and derivation). INVOLVES is merged once per
+# listed claim, so a lost one shows as fewer relationships than ids: a degree read per node.
+DIRTY_DETECTED_SUBJECTS = (
     "MATCH (x:Contradiction {kind: 'detected'}) "
-    "WHERE any(cid IN x.claims WHERE NOT EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) "
+    "WHERE COUNT { (x)-[:INVOLVES]->() } < size(x.claims) "
     "RETURN DISTINCT x.subject AS subject")
 CO_STATED_SUBJECTS = (  # subjects of numeric claims of the same value on the same page line
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
@@ -147,10 +149,11 @@ DETECTED_OF = (  # what is stored, and whether its relationships are all still t
     "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "
     "all(k IN x.pages WHERE EXISTS { (x)-[:CONCERNS]->(:Page {key: k}) }) AS intact")
 DELETE_CONTRADICTIONS = "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) DETACH DELETE x"
-MARK_DETECTED = (
+MARK_DETECTED = (  # written only where it changes: most runs change none
     "MATCH (x:Contradiction {kind: 'detected'}) "
-    "SET x.marked = EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "
-    "  WHERE y.subject = x.subject }")
+    "WITH x, EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "
+    "  WHERE y.subject = x.subject } AS marked "
+    "WHERE x.marked IS NULL OR x.marked <> marked SET x.marked = marked")
 LINEAGE_INTRODUCED = (
     "MATCH ()-[r]->() WHERE type(r) IN $types AND r.introduced_by IS NOT NULL "
     "RETURN count(r) AS n")
