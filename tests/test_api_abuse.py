@@ -38,11 +38,12 @@ HEALTH_WORST_S = 3.0
 
 @pytest.fixture(scope="module")
 def server(example_graph: object, test_database: TestDatabase) -> Iterator[str]:
-    """The API with a key, the example vault's parent as the only vault root, and a 2 s
-    transaction timeout (so slow Cypher ends quickly under load)."""
+    """The API with a key, the example vault's parent as the only vault root, and a 5 s
+    transaction timeout: slow Cypher ends quickly under load, while the wide query (0.3-0.5 s
+    on a quiet machine) still fits on a loaded one (2 s did not, at load 5 on 2 cores)."""
     settings = settings_for(test_database, VAULTKG_API_KEY=API_KEY,
                             VAULTKG_VAULT_ROOTS=[SHARED_EXAMPLE.parent],
-                            VAULTKG_QUERY_TIMEOUT=2.0)
+                            VAULTKG_QUERY_TIMEOUT=5.0)
     with running(settings) as base:
         yield base
 
@@ -227,10 +228,11 @@ def test_a_query_stuck_past_the_timeout_is_timeout(example_graph: object,
                                                    neo4j_driver: neo4j.Driver) -> None:
     """No query over the small example graph runs long enough to meet Neo4j's timeout check
     (about a second), so the test makes one wait: an open transaction that creates an index
-    holds the schema lock that the lineage's index lookups need. With a 0.5 s timeout the
-    API must answer TIMEOUT within seconds (not hang), keep /healthz fast meanwhile, and
-    answer normally once the lock is gone."""
-    settings = settings_for(test_database, VAULTKG_QUERY_TIMEOUT=0.5)
+    holds the schema lock that the lineage's index lookups need. With a 2 s timeout (ample for
+    the unblocked query even on a loaded machine; 0.5 s was not) the API must answer TIMEOUT
+    within seconds (not hang), keep /healthz fast meanwhile, and answer normally once the
+    lock is gone."""
+    settings = settings_for(test_database, VAULTKG_QUERY_TIMEOUT=2.0)
     query = '{ lineage(from: "GPipe", direction: BOTH) { nodes { page { key } } } }'
     with running(settings) as base:
         api = Api(base)
