@@ -16,9 +16,10 @@ from typing import Any, LiteralString
 import neo4j
 
 from graph import writes as w
+from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
-from loaders.numeric import detect_conflicts
+from loaders.numeric import Point, detect_conflicts
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts, VaultSnapshot
 
 BATCH = 5000
@@ -247,25 +248,21 @@ class GraphWriter:
         return out
 
     def _derive_detected(self, subjects: set[str]) -> None:
-        """Numeric conflicts from numeric claims. Only the groups of `subjects` can change (plus
-        any a dead run left without a claim); with the subjects whose claims state the same
-        value on the same page line (one conflict is reported once across subjects), they are
-        re-derived alone, atomically. Many subjects: everything is re-derived."""
+        """Numeric conflicts from numeric claims. Only the conflicts of `subjects` (plus any a
+        dead run left without a claim) and of the subjects co-stated with them can change
+        (`graph.conflict_scope`); they are re-derived alone, atomically. Too many: everything
+        is re-derived."""
         subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
-        frontier = subjects
-        while frontier and len(subjects) <= INCREMENTAL_SUBJECTS:
-            frontier = {r["subject"] for r in self.read(
-                w.CO_STATED_SUBJECTS, subjects=sorted(frontier))} - subjects
-            subjects = subjects | frontier
-        if len(subjects) > INCREMENTAL_SUBJECTS:
+        scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_SUBJECTS) \
+            if subjects else None
+        if subjects and scope is None:
             self._derive_all([ClaimRecord(origin="numeric", **r)
                               for r in self.read(w.NUMERIC_CLAIMS)])
             return
-        if subjects:
-            ordered = sorted(subjects)
-            claims = [ClaimRecord(origin="numeric", **r)
-                      for r in self.read(w.NUMERIC_CLAIMS_OF, subjects=ordered)]
-            rows = [contradiction_row(c, None) for c in detect_conflicts(claims)]
+        if scope is not None:
+            ordered = sorted(scope.subjects)
+            rows = [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
+                    if scope.keeps(c.subject)]
             # Rewrite only what differs from what is stored (usually a handful of nodes).
             stored = {r["id"]: r for r in self.read(w.DETECTED_OF, subjects=ordered)}
             keep = {row["id"] for row in rows if row["id"] in stored
@@ -295,6 +292,29 @@ class GraphWriter:
         with translate_errors(), self.driver.session(database=self.database) as session:
             for counters in session.execute_write(work):
                 self.stats.add(counters)
+
+
+class GraphClaims:
+    """The numeric claims the graph holds, as `graph.conflict_scope` asks for them."""
+
+    def __init__(self, writer: GraphWriter) -> None:
+        self.writer = writer
+
+    def co_stated(self, subjects: set[str]) -> set[str]:
+        return {r["subject"] for r in self.writer.read(
+            w.CO_STATED_SUBJECTS, subjects=sorted(subjects))}
+
+    def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
+        return [ClaimRecord(origin="numeric", **r) for r in self.writer.read(
+            w.NUMERIC_CLAIMS_OF, subjects=sorted(subjects))]
+
+    def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
+        if not signatures:
+            return set()
+        rows = [[{"page": p, "line": line, "value": v} for p, line, v in sorted(
+            sig, key=lambda pt: (pt[0] or "", pt[1] or 0, pt[2] or 0.0))]
+            for sig in signatures]
+        return {r["subject"] for r in self.writer.read(w.HOLDERS, signatures=rows)}
 
 
 def _numeric_claims(facts: list[PageFacts]) -> list[ClaimRecord]:

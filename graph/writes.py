@@ -138,6 +138,12 @@ CO_STATED_SUBJECTS = (  # subjects of numeric claims of the same value on the sa
     "MATCH (d:Claim) WHERE d.asserted_by = page AND d.page = page AND d.line = line "
     "AND d.value = value AND d.origin = 'numeric' AND d.subject IS NOT NULL "
     "RETURN DISTINCT d.subject AS subject")
+HOLDERS = (  # subjects with numeric claims at every point of at least one signature
+    "UNWIND range(0, size($signatures) - 1) AS i UNWIND $signatures[i] AS pt "
+    "MATCH (c:Claim) WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
+    "AND c.value = pt.value AND c.origin = 'numeric' AND c.subject IS NOT NULL "
+    "WITH i, c.subject AS subject, count(DISTINCT [pt.page, pt.line, pt.value]) AS n "
+    "WHERE n = size($signatures[i]) RETURN DISTINCT subject")
 NUMERIC_CLAIMS_OF = (
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
     "RETURN c.id AS id, c.text AS text, c.page AS page, "

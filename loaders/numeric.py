@@ -194,33 +194,57 @@ def _compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return (not a and not b) or bool(set(a) & set(b))
 
 
-def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]:
-    """Group numeric claims by (subject, metric, unit); statements in a group conflict when
-    they disagree (see below). One conflict seen through several subjects is reported once.
-    Deterministic: sorted everywhere."""
+Point = tuple[str | None, int | None, float | None]  # (page, line, value) of a statement
+
+
+def _groups(claims: Iterable[ClaimRecord]) -> dict[tuple[str, str, str], list[ClaimRecord]]:
     groups: dict[tuple[str, str, str], list[ClaimRecord]] = defaultdict(list)
     for claim in claims:
         if claim.subject and claim.metric and claim.unit and claim.value is not None:
             groups[(claim.subject, claim.metric, claim.unit)].append(claim)
+    return groups
+
+
+def _disagreeing(members: list[ClaimRecord]) -> list[ClaimRecord]:
+    """The members that disagree with another member of their group (see below)."""
+    by_page: dict[str, set[float]] = defaultdict(set)
+    for c in members:
+        if c.page and c.value is not None:
+            by_page[c.page].add(c.value)
+    # Two statements disagree when they are on different pages, about compatible model
+    # variants, and neither page states the other's value (a page listing several values
+    # describes variants, not a conflict with itself).
+    disagreeing = {
+        id(c) for a in members for b in members
+        for c in (a, b)
+        if a.page and b.page and a.page != b.page and a.value != b.value
+        and _compatible(a.qualifiers, b.qualifiers)
+        and a.value not in by_page[b.page] and b.value not in by_page[a.page]}
+    return [c for c in members if id(c) in disagreeing]
+
+
+def conflict_signatures(claims: Iterable[ClaimRecord]) -> list[frozenset[Point]]:
+    """The statements of each conflict these claims hold, before duplicates across subjects
+    are dropped: another subject reports the same conflict only if it has claims at every
+    one of these points."""
+    out = []
+    for members in _groups(claims).values():
+        found = _disagreeing(members)
+        if found:
+            out.append(frozenset((c.page, c.line, c.value) for c in found))
+    return out
+
+
+def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]:
+    """Group numeric claims by (subject, metric, unit); statements in a group conflict when
+    they disagree. One conflict seen through several subjects is reported once, by the first
+    group in sorted order. Deterministic: sorted everywhere."""
     found: list[ContradictionRecord] = []
-    seen: set[frozenset[tuple[str | None, int | None, float | None]]] = set()
-    for (subject, metric, unit), members in sorted(groups.items()):
-        by_page: dict[str, set[float]] = defaultdict(set)
-        for c in members:
-            if c.page and c.value is not None:
-                by_page[c.page].add(c.value)
-        # Two statements disagree when they are on different pages, about compatible model
-        # variants, and neither page states the other's value (a page listing several values
-        # describes variants, not a conflict with itself).
-        disagreeing = {
-            id(c) for a in members for b in members
-            for c in (a, b)
-            if a.page and b.page and a.page != b.page and a.value != b.value
-            and _compatible(a.qualifiers, b.qualifiers)
-            and a.value not in by_page[b.page] and b.value not in by_page[a.page]}
-        if not disagreeing:
+    seen: set[frozenset[Point]] = set()
+    for (subject, metric, unit), members in sorted(_groups(claims).items()):
+        members = _disagreeing(members)
+        if not members:
             continue
-        members = [c for c in members if id(c) in disagreeing]
         signature = frozenset((c.page, c.line, c.value) for c in members)
         if signature in seen:
             continue

@@ -13,9 +13,11 @@ import pytest
 from graph import writer as graph_writer
 from graph import writes
 from graph.ingest import ingest
+from loaders.numeric import conflict_signatures
 from loaders.records import ClaimRecord
 from tests import db as test_db
 from tests.graph_dump import diff, dump
+from tests.test_conflict_scope import ClaimList
 from tests.vaults import SHARED_EXAMPLE
 
 pytestmark = pytest.mark.integration
@@ -111,3 +113,23 @@ def test_forced_reingest_keeps_the_same_conflicts(
     report = ingest(clean_db, neo4j_database, SHARED_EXAMPLE, force=True)
     assert report.parsed >= report.pages and report.relationships_created > 0
     assert diff(before, dump(clean_db, neo4j_database)) == []
+
+
+def test_the_graph_answers_scope_questions_as_the_claims_do(
+        clean_db: neo4j.Driver, neo4j_database: str) -> None:
+    """`GraphClaims` (Cypher) and `ClaimList` (Python, the reference the scope is proven
+    against) agree on the example vault's numeric claims, for every subject with a conflict."""
+    ingest(clean_db, neo4j_database, SHARED_EXAMPLE)
+    writer = graph_writer.GraphWriter(clean_db, neo4j_database)
+    memory = ClaimList(ClaimRecord(origin="numeric", **r)
+                       for r in writer.read(writes.NUMERIC_CLAIMS))
+    graph = graph_writer.GraphClaims(writer)
+    subjects = {x["subject"] for x in _detected(clean_db, neo4j_database)}
+    assert subjects
+    co_stated = memory.co_stated(subjects)
+    assert graph.co_stated(subjects) == co_stated and co_stated > subjects
+    by_id = {c.id: c for c in memory.claims_of(co_stated)}
+    assert {c.id: c for c in graph.claims_of(co_stated)} == by_id
+    signatures = conflict_signatures(by_id.values())
+    assert signatures and graph.holders(signatures) == memory.holders(signatures)
+    assert graph.holders([]) == set()

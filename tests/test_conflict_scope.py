@@ -1,0 +1,117 @@
+"""The conflicts a one-hop scope re-derives equal a whole derivation, and nothing outside the
+scope changes: random vaults of co-stated figures, random edits and deletions."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from graph.conflict_scope import ConflictScope, conflict_scope
+from loaders.numeric import Point, detect_conflicts
+from loaders.records import ClaimRecord, ContradictionRecord
+
+SUBJECTS = [f"s{i}" for i in range(8)]
+PAGES = [f"p{i}" for i in range(6)]
+
+
+class ClaimList:
+    """What the graph's queries answer, over claims in memory."""
+
+    def __init__(self, claims: Iterable[ClaimRecord]) -> None:
+        self.claims = list(claims)
+
+    def co_stated(self, subjects: set[str]) -> set[str]:
+        points = {(c.page, c.line, c.value) for c in self.claims if c.subject in subjects}
+        return {c.subject for c in self.claims
+                if c.subject and (c.page, c.line, c.value) in points}
+
+    def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
+        return [c for c in self.claims if c.subject in subjects]
+
+    def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
+        at: dict[str, set[Point]] = {}
+        for c in self.claims:
+            if c.subject:
+                at.setdefault(c.subject, set()).add((c.page, c.line, c.value))
+        return {s for s, points in at.items() if any(sig <= points for sig in signatures)}
+
+
+def page_claims(rng: random.Random, page: str) -> list[ClaimRecord]:
+    """A few lines, each stating one figure about one to three subjects."""
+    out = []
+    for line in range(1, rng.randint(1, 4) + 1):
+        value = float(rng.choice([1, 2, 3]))
+        metric = rng.choice(["ttft", "ttft", "throughput"])
+        quals = rng.choice([(), (), ("H100",)])
+        for subject in rng.sample(SUBJECTS, rng.randint(1, 3)):
+            out.append(ClaimRecord(
+                id=f"num:{page}:{line}:{subject}:{metric}:{value:g}", text=f"{value}x",
+                origin="numeric", page=page, line=line, subject=subject, metric=metric,
+                value=value, unit="times", qualifiers=quals))
+    return out
+
+
+def vault(rng: random.Random) -> dict[str, list[ClaimRecord]]:
+    return {page: page_claims(rng, page) for page in PAGES if rng.random() < 0.9}
+
+
+def flat(pages: dict[str, list[ClaimRecord]]) -> list[ClaimRecord]:
+    return [c for claims in pages.values() for c in claims]
+
+
+def outside(found: list[ContradictionRecord], scope: ConflictScope) -> list[ContradictionRecord]:
+    return [c for c in found if not scope.keeps(c.subject)]
+
+
+def edits(seed: int) -> Iterable[tuple[list[ClaimRecord], list[ClaimRecord], set[str]]]:
+    """(claims before, claims after, subjects with a claim on the edited page)."""
+    rng = random.Random(seed)
+    for _ in range(1500):
+        before = vault(rng)
+        after = dict(before)
+        page = rng.choice(PAGES)
+        if rng.random() < 0.2:
+            after.pop(page, None)
+        else:
+            after[page] = page_claims(rng, page)
+        changed = {c.subject for c in before.get(page, []) + after.get(page, []) if c.subject}
+        yield flat(before), flat(after), changed
+
+
+def test_the_scope_re_derives_what_a_whole_derivation_would() -> None:
+    checked = 0
+    for before, after, changed in edits(seed=11):
+        scope = conflict_scope(changed, ClaimList(after), limit=len(SUBJECTS))
+        assert scope is not None and changed <= scope.subjects
+        whole_before, whole_after = detect_conflicts(before), detect_conflicts(after)
+        local = [c for c in detect_conflicts(scope.claims) if scope.keeps(c.subject)]
+        assert local == [c for c in whole_after if scope.keeps(c.subject)]
+        assert outside(whole_after, scope) == outside(whole_before, scope)
+        checked += bool(local)
+    assert checked > 300  # most cases had conflicts to compare
+
+
+def test_the_changed_subjects_alone_would_not_be_enough() -> None:
+    """Without the co-stated hop, some edits leave another subject's conflict stale: the
+    test above would catch that."""
+    stale = 0
+    for before, after, changed in edits(seed=11):
+        narrow = ConflictScope(frozenset(changed), ClaimList(after).claims_of(changed))
+        stale += outside(detect_conflicts(after), narrow) != outside(
+            detect_conflicts(before), narrow)
+    assert stale > 0
+
+
+def test_one_hop_not_the_closure() -> None:
+    """A chain of co-stated subjects: an edit about s0 reaches s1 (co-stated with s0), not the
+    rest of the chain."""
+    def claim(page: str, subject: str, value: float) -> ClaimRecord:
+        return ClaimRecord(id=f"num:{page}:1:{subject}:ttft:{value:g}", text="x",
+                           origin="numeric", page=page, line=1, subject=subject,
+                           metric="ttft", value=value, unit="times")
+    chain = [claim("a", "s0", 2), claim("a", "s1", 2), claim("b", "s1", 3),
+             claim("b", "s2", 3), claim("c", "s2", 4), claim("c", "s3", 4),
+             claim("edited", "s0", 5)]
+    scope = conflict_scope({"s0"}, ClaimList(chain), limit=10)
+    assert scope is not None and scope.subjects == {"s0", "s1"}
+    assert conflict_scope({"s0"}, ClaimList(chain), limit=1) is None
