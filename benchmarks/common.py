@@ -17,13 +17,11 @@ import neo4j
 
 from graph.connection import create_driver
 from graph.settings import Settings
+from graph.writes import WIPE_ALL
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 # Relationships first: DETACH DELETE of 10,000 nodes at once, some with 100k relationships (a 100k
 # vault's popular concepts), exceeds Neo4j's transaction memory pool.
-WIPE: tuple[LiteralString, ...] = (
-    "MATCH ()-[r]->() CALL { WITH r DELETE r } IN TRANSACTIONS OF 20000 ROWS",
-    "MATCH (n) CALL { WITH n DELETE n } IN TRANSACTIONS OF 20000 ROWS")
 VERSION: LiteralString = "CALL dbms.components() YIELD name, versions RETURN versions[0] AS v"
 
 
@@ -38,7 +36,7 @@ def driver(s: Settings | None = None) -> neo4j.Driver:
 def wipe(drv: neo4j.Driver, database: str) -> None:
     """Delete every node and relationship (indexes stay), in batches."""
     with drv.session(database=database) as session:
-        for statement in WIPE:
+        for statement in WIPE_ALL:
             session.run(statement).consume()
 
 

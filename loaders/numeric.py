@@ -206,21 +206,25 @@ def _groups(claims: Iterable[ClaimRecord]) -> dict[tuple[str, str, str], list[Cl
 
 
 def _disagreeing(members: list[ClaimRecord]) -> list[ClaimRecord]:
-    """The members that disagree with another member of their group (see below)."""
+    """The members that disagree with another member of their group.
+
+    Two statements disagree when they are on different pages, about compatible model variants,
+    and neither page states the other's value (a page listing several values describes
+    variants, not a conflict with itself). Stating the other's value implies the same page or
+    value, so for a claim on page P only values P does not state need looking at, and the
+    first disagreeing one ends the search."""
     by_page: dict[str, set[float]] = defaultdict(set)
+    by_value: dict[float, list[ClaimRecord]] = defaultdict(list)
     for c in members:
         if c.page and c.value is not None:
             by_page[c.page].add(c.value)
-    # Two statements disagree when they are on different pages, about compatible model
-    # variants, and neither page states the other's value (a page listing several values
-    # describes variants, not a conflict with itself).
-    disagreeing = {
-        id(c) for a in members for b in members
-        for c in (a, b)
-        if a.page and b.page and a.page != b.page and a.value != b.value
-        and _compatible(a.qualifiers, b.qualifiers)
-        and a.value not in by_page[b.page] and b.value not in by_page[a.page]}
-    return [c for c in members if id(c) in disagreeing]
+            by_value[c.value].append(c)
+    if len(by_value) < 2:
+        return []
+    return [c for c in members if c.page and c.value is not None and any(
+        c.value not in by_page[b.page]  # type: ignore[index]
+        and _compatible(c.qualifiers, b.qualifiers)
+        for value, same in by_value.items() if value not in by_page[c.page] for b in same)]
 
 
 def conflict_signatures(claims: Iterable[ClaimRecord]) -> list[frozenset[Point]]:

@@ -18,10 +18,10 @@ import neo4j
 from graph import local_server
 from graph.errors import LocalServerError
 from graph.settings import Settings
+from graph.writes import WIPE_ALL
 
 DOCKER_IMAGE = "neo4j:5.26-community"
 DOCKER_PING_TIMEOUT_S = 3
-WIPE_QUERY = "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
 
 # Homes of local servers that this test session started (and so must stop at its end).
 _STARTED_HERE: dict[Path, Settings] = {}
@@ -146,4 +146,5 @@ def make_driver(db: TestDatabase) -> neo4j.Driver:
 def wipe(driver: neo4j.Driver, database: str) -> None:
     """Delete every node and relationship, in batches, in an auto-commit transaction."""
     with driver.session(database=database) as session:
-        session.run(WIPE_QUERY).consume()
+        for statement in WIPE_ALL:
+            session.run(statement).consume()

@@ -41,15 +41,15 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Names of the files read (every read of a vault file goes through Path.read_bytes)."""
+    """Names of the files read (every read of a vault file goes through `_read_bytes`)."""
     seen: list[str] = []
-    original = Path.read_bytes
+    original = lv._read_bytes
 
-    def recording(self: Path) -> bytes:
-        seen.append(self.name)
-        return original(self)
+    def recording(path: str) -> bytes:
+        seen.append(os.path.basename(path))
+        return original(path)
 
-    monkeypatch.setattr(Path, "read_bytes", recording)
+    monkeypatch.setattr(lv, "_read_bytes", recording)
     yield seen
 
 
@@ -198,17 +198,22 @@ def test_a_file_that_cannot_be_read_but_needs_no_read_is_kept(
     """A skipped file is never opened (here: opening it would fail)."""
     previous = _previous(vault)
     page = vault / "wiki" / "sources" / f"{S['Ray']}.md"
-    original = Path.read_bytes
+    original = lv._read_bytes
+    refused: list[str] = []
 
-    def refuse(self: Path) -> bytes:
-        if self.name == page.name:
+    def refuse(path: str) -> bytes:
+        if os.path.basename(path) == page.name:
+            refused.append(path)
             raise PermissionError(13, "Permission denied")
-        return original(self)
+        return original(path)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(lv, "_read_bytes", refuse)
     snapshot = load_vault(vault, LoadOptions(previous=previous, workers=1))
     assert S["Ray"] in snapshot.unchanged and snapshot.problems == ()
-    assert snapshot.facts == () and snapshot.deleted == ()
+    assert snapshot.facts == () and snapshot.deleted == () and refused == []
+    # The spy is live: a forced load does try to read it, and reports that it could not.
+    forced = load_vault(vault, LoadOptions(previous=previous, workers=1, force=True))
+    assert refused and any(p.path.endswith(page.name) for p in forced.problems)
 
 
 def test_a_new_name_reads_the_texts_that_may_mention_it(vault: Path, reads: list[str]) -> None:
