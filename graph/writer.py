@@ -261,28 +261,42 @@ class GraphWriter:
             return
         if scope is not None:
             ordered = sorted(scope.subjects)
-            rows = [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
-                    if scope.keeps(c.subject)]
-            # Rewrite only what differs from what is stored (usually a handful of nodes).
-            stored = {r["id"]: r for r in self.read(w.DETECTED_OF, subjects=ordered)}
-            keep = {row["id"] for row in rows if row["id"] in stored
-                    and stored[row["id"]]["intact"]
-                    and _without(stored[row["id"]]["props"], "marked") == _without(
-                        row["props"], None)}
-            rows = [row for row in rows if row["id"] not in keep]
-            gone = sorted(set(stored) - keep)
-            if rows or gone:
-                self.run_together([(w.DELETE_CONTRADICTIONS, {"ids": gone})] + [
-                    (w.UPSERT_CONTRADICTIONS, {"rows": rows[start:start + self.batch_size]})
-                    for start in range(0, len(rows), self.batch_size)])
+            self._replace_detected(
+                [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
+                 if scope.keeps(c.subject)],
+                self.read(w.DETECTED_OF, subjects=ordered))
         self.run(w.MARK_DETECTED)
 
     def _derive_all(self, claims: list[ClaimRecord]) -> None:
         """Every numeric conflict again, from all numeric claims the graph holds."""
-        self.run(w.DELETE_DETECTED)
-        self.batched(w.UPSERT_CONTRADICTIONS,
-                     [contradiction_row(c, None) for c in detect_conflicts(claims)])
+        self._replace_detected([contradiction_row(c, None) for c in detect_conflicts(claims)],
+                               self.read(w.DETECTED_ALL))
         self.run(w.MARK_DETECTED)
+
+    def _replace_detected(self, rows: list[dict[str, Any]],
+                          stored_rows: list[dict[str, Any]]) -> None:
+        """Make the stored detected conflicts (`stored_rows`, from `DETECTED_OF`/`_ALL`) the
+        derived `rows`, writing only what differs: usually a handful of nodes, none on a re-run.
+        Atomic up to `batch_size` rows; a first ingest's thousands go in batches."""
+        stored = {r["id"]: r for r in stored_rows}
+        keep = {row["id"] for row in rows if row["id"] in stored
+                and stored[row["id"]]["intact"]
+                and _without(stored[row["id"]]["props"], "marked") == _without(
+                    row["props"], None)}
+        rows = [row for row in rows if row["id"] not in keep]
+        gone = sorted(set(stored) - keep)
+        if not rows and not gone:
+            return
+        statements: list[tuple[LiteralString, dict[str, Any]]] = [
+            (w.DELETE_CONTRADICTIONS, {"ids": gone[start:start + self.batch_size]})
+            for start in range(0, len(gone), self.batch_size)] + [
+            (w.UPSERT_CONTRADICTIONS, {"rows": rows[start:start + self.batch_size]})
+            for start in range(0, len(rows), self.batch_size)]
+        if len(rows) + len(gone) <= self.batch_size:
+            self.run_together(statements)
+        else:
+            for query, params in statements:
+                self.run(query, **params)
 
     def run_together(self, statements: list[tuple[LiteralString, dict[str, Any]]]) -> None:
         """Several statements in one transaction: all of them happen, or none."""

@@ -121,7 +121,6 @@ NUMERIC_CLAIMS = (
     "MATCH (c:Claim {origin: 'numeric'}) RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers")
-DELETE_DETECTED = "MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x"
 # Incremental derivation (small changes): only the subjects whose numeric claims changed.
 NUMERIC_SUBJECTS_OF = (
     "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
@@ -135,12 +134,14 @@ DIRTY_DETECTED_SUBJECTS = (
 CO_STATED_SUBJECTS = (  # subjects of numeric claims of the same value on the same page line
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
     "WITH DISTINCT c.page AS page, c.line AS line, c.value AS value "
-    "MATCH (d:Claim) WHERE d.asserted_by = page AND d.page = page AND d.line = line "
+    "MATCH (d:Claim) USING INDEX d:Claim(page, line) "
+    "WHERE d.asserted_by = page AND d.page = page AND d.line = line "
     "AND d.value = value AND d.origin = 'numeric' AND d.subject IS NOT NULL "
     "RETURN DISTINCT d.subject AS subject")
 HOLDERS = (  # subjects with numeric claims at every point of at least one signature
     "UNWIND range(0, size($signatures) - 1) AS i UNWIND $signatures[i] AS pt "
-    "MATCH (c:Claim) WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
+    "MATCH (c:Claim) USING INDEX c:Claim(page, line) "
+    "WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
     "AND c.value = pt.value AND c.origin = 'numeric' AND c.subject IS NOT NULL "
     "WITH i, c.subject AS subject, count(DISTINCT [pt.page, pt.line, pt.value]) AS n "
     "WHERE n = size($signatures[i]) RETURN DISTINCT subject")
@@ -149,11 +150,13 @@ NUMERIC_CLAIMS_OF = (
     "RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers")
-DETECTED_OF = (  # what is stored, and whether its relationships are all still there
-    "UNWIND $subjects AS s MATCH (x:Contradiction {subject: s}) WHERE x.kind = 'detected' "
+_DETECTED_STATE: LiteralString = (  # what is stored, and whether its relationships all are
     "RETURN x.id AS id, properties(x) AS props, "
     "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "
     "all(k IN x.pages WHERE EXISTS { (x)-[:CONCERNS]->(:Page {key: k}) }) AS intact")
+DETECTED_OF = ("UNWIND $subjects AS s MATCH (x:Contradiction {subject: s}) "
+               "WHERE x.kind = 'detected' " + _DETECTED_STATE)
+DETECTED_ALL = "MATCH (x:Contradiction {kind: 'detected'}) " + _DETECTED_STATE
 DELETE_CONTRADICTIONS = "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) DETACH DELETE x"
 MARK_DETECTED = (  # written only where it changes: most runs change none
     "MATCH (x:Contradiction {kind: 'detected'}) "

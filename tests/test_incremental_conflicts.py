@@ -98,10 +98,19 @@ def test_first_ingest_derives_conflicts_as_the_graph_would(
     assert report.parsed > 0
     from_memory = dump(clean_db, neo4j_database)
     assert _detected(clean_db, neo4j_database)
+    claims = [ClaimRecord(origin="numeric", **r.data())
+              for r in clean_db.execute_query(writes.NUMERIC_CLAIMS,
+                                              database_=neo4j_database).records]
+    # Deriving again over an unchanged graph writes nothing: every stored conflict is intact.
+    unchanged = graph_writer.GraphWriter(clean_db, neo4j_database)
+    unchanged._derive_all(claims)
+    assert unchanged.stats.nodes_created == unchanged.stats.nodes_deleted == 0
+    assert unchanged.stats.relationships_created == 0
+    clean_db.execute_query("MATCH (x:Contradiction {kind: 'detected'}) DETACH DELETE x",
+                           database_=neo4j_database)
     writer = graph_writer.GraphWriter(clean_db, neo4j_database)
-    writer._derive_all([ClaimRecord(origin="numeric", **r)
-                        for r in writer.read(writes.NUMERIC_CLAIMS)])
-    assert writer.stats.nodes_created > 0  # it really rewrote them
+    writer._derive_all(claims)
+    assert writer.stats.nodes_created > 0  # it really wrote them again
     assert diff(from_memory, dump(clean_db, neo4j_database)) == []
 
 
