@@ -2,7 +2,7 @@
 # Start, stop or query the local Neo4j 5.26 Community server (no Docker) for dev and CI.
 # Same code as `vaultkg neo4j start|stop|status` (api/neo4j_cli.py), run with the venv's python.
 # Settings come from the environment / .env: NEO4J_PASSWORD, NEO4J_VERSION,
-# VAULTKG_NEO4J_HOME, VAULTKG_NEO4J_BOLT_PORT, VAULTKG_NEO4J_HEAP.
+# VAULTKG_NEO4J_HOME, VAULTKG_NEO4J_BOLT_PORT, VAULTKG_NEO4J_HEAP, VAULTKG_NEO4J_PAGECACHE.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
