@@ -17,11 +17,9 @@ import neo4j
 
 from graph.connection import create_driver
 from graph.settings import Settings
-from graph.writes import WIPE_ALL
+from graph.wipe import wipe as wipe  # the benchmarks' wipe is the tests' one
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
-# Relationships first: DETACH DELETE of 10,000 nodes at once, some with 100k relationships (a 100k
-# vault's popular concepts), exceeds Neo4j's transaction memory pool.
 VERSION: LiteralString = "CALL dbms.components() YIELD name, versions RETURN versions[0] AS v"
 
 
@@ -31,13 +29,6 @@ def settings() -> Settings:
 
 def driver(s: Settings | None = None) -> neo4j.Driver:
     return create_driver(s or settings())
-
-
-def wipe(drv: neo4j.Driver, database: str) -> None:
-    """Delete every node and relationship (indexes stay), in batches."""
-    with drv.session(database=database) as session:
-        for statement in WIPE_ALL:
-            session.run(statement).consume()
 
 
 def cpu_s() -> float:

@@ -253,18 +253,16 @@ class GraphWriter:
         (`graph.conflict_scope`); they are re-derived alone, atomically. Too many: everything
         is re-derived."""
         subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
-        scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_SUBJECTS) \
-            if subjects else None
-        if subjects and scope is None:
-            self._derive_all([ClaimRecord(origin="numeric", **r)
-                              for r in self.read(w.NUMERIC_CLAIMS)])
-            return
-        if scope is not None:
-            ordered = sorted(scope.subjects)
+        if subjects:
+            scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_SUBJECTS)
+            if scope is None:
+                self._derive_all([ClaimRecord(origin="numeric", **r)
+                                  for r in self.read(w.NUMERIC_CLAIMS)])
+                return
             self._replace_detected(
                 [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
                  if scope.keeps(c.subject)],
-                self.read(w.DETECTED_OF, subjects=ordered))
+                self.read(w.DETECTED_OF, subjects=sorted(scope.subjects)))
         self.run(w.MARK_DETECTED)
 
     def _derive_all(self, claims: list[ClaimRecord]) -> None:

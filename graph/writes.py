@@ -170,9 +170,3 @@ SET_VAULT = (
     "MERGE (v:Vault {root: $root}) SET v += $props")
 
 __all__ = ["LINEAGE_TYPES"]
-# Everything, relationships first: `DETACH DELETE` in node batches holds every relationship of
-# a batch's nodes in one transaction and runs out of transaction memory on big graphs.
-# Auto-commit sessions only (`IN TRANSACTIONS`); indexes and constraints stay.
-WIPE_ALL: tuple[LiteralString, ...] = (
-    "MATCH ()-[r]->() CALL { WITH r DELETE r } IN TRANSACTIONS OF 20000 ROWS",
-    "MATCH (n) CALL { WITH n DELETE n } IN TRANSACTIONS OF 20000 ROWS")

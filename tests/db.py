@@ -18,7 +18,7 @@ import neo4j
 from graph import local_server
 from graph.errors import LocalServerError
 from graph.settings import Settings
-from graph.writes import WIPE_ALL
+from graph.wipe import wipe as wipe  # one wipe for tests and benchmarks
 
 DOCKER_IMAGE = "neo4j:5.26-community"
 DOCKER_PING_TIMEOUT_S = 3
@@ -141,10 +141,3 @@ def check_reachable(db: TestDatabase) -> None:
 def make_driver(db: TestDatabase) -> neo4j.Driver:
     """A driver for the test database."""
     return neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password))
-
-
-def wipe(driver: neo4j.Driver, database: str) -> None:
-    """Delete every node and relationship, in batches, in an auto-commit transaction."""
-    with driver.session(database=database) as session:
-        for statement in WIPE_ALL:
-            session.run(statement).consume()
