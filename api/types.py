@@ -508,12 +508,21 @@ class Contradiction(Node):
     line: int | None
     marked: bool | None = strawberry.field(
         description="Detected ones: an explicit contradiction shares the subject.")
-    claims: list[Claim]
     evidence: list[Evidence]
     page_key: str | None
     subject_key: str | None
     page_keys: list[str]
     introduced_by_key: str | None
+    fetched_claims: strawberry.Private[list[cq.ClaimRecord] | None] = None
+
+    @described("The claims that disagree, each with its value.")
+    async def claims(self, info: Ctx) -> list[Claim]:
+        records = self.fetched_claims
+        if records is None:
+            records = await info.context.loaders.contradiction_claims.load(
+                self.contradiction_id)
+        info.context.spend(len(records))
+        return [claim(c) for c in records]
 
     @described("The page that states the contradiction.")
     async def page(self, info: Ctx) -> Page | None:
@@ -539,7 +548,7 @@ def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
         id=global_id("Contradiction", rec.id), contradiction_id=rec.id,
         kind=ContradictionKind(rec.kind), status=ContradictionStatus(rec.status),
         found_by=rec.origin, summary=rec.summary, line=rec.line, marked=rec.marked,
-        claims=[claim(c) for c in rec.claims],
+        fetched_claims=rec.claims,
         evidence=[Evidence(source=e.page, line=e.line, text=e.text) for e in rec.evidence],
         page_key=rec.page, subject_key=rec.subject, page_keys=rec.pages,
         introduced_by_key=rec.introduced_by)

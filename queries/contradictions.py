@@ -63,38 +63,52 @@ class ContradictionRecord(Row):
     evidence: list[EvidenceLine] = Field(default_factory=list)
     introduced_by: str | None = None
     marked: bool | None = None
-    claims: list[ClaimRecord] = Field(default_factory=list)
+    # None: not fetched (lists fetch claims only when asked; a hub subject's 20 contradictions
+    # can involve hundreds of claims).
+    claims: list[ClaimRecord] | None = None
+
+
+def _claim(row: dict[str, Any]) -> ClaimRecord:
+    return ClaimRecord.model_validate({k: v for k, v in row.items() if v is not None})
 
 
 def _record(row: dict[str, Any]) -> ContradictionRecord:
     x = {k: v for k, v in row["contradiction"].items() if v is not None}
     x["evidence"] = [EvidenceLine.parse(e) for e in x.get("evidence", [])]
-    x["claims"] = [ClaimRecord.model_validate({k: v for k, v in c.items() if v is not None})
-                   for c in row["claims"]]
+    x["claims"] = None if row["claims"] is None else [_claim(c) for c in row["claims"]]
     return ContradictionRecord.model_validate(x)
 
 
 _FILTERS: LiteralString = (
     "WHERE ($status IS NULL OR x.status = $status) AND ($kind IS NULL OR x.kind = $kind) "
     "AND ($after IS NULL OR x.id > $after) ")
-_PAGE_OF: LiteralString = (
-    "WITH x ORDER BY x.id LIMIT $limit "
+_CLAIMS_OF_X: LiteralString = (
     "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
-    "  RETURN collect(c {.*}) AS claims } "
-    "RETURN x {.*} AS contradiction, claims ORDER BY x.id")
-CONTRADICTIONS: LiteralString = "MATCH (x:Contradiction) " + _FILTERS + _PAGE_OF
+    "  RETURN collect(c {.*}) AS claims } ")
+# The page is cut (ORDER BY ... LIMIT) before any claim is read.
+_PAGE_OF: LiteralString = (
+    "WITH x ORDER BY x.id LIMIT $limit " + _CLAIMS_OF_X
+    + "RETURN x {.*} AS contradiction, claims ORDER BY x.id")
+_BARE_PAGE_OF: LiteralString = (
+    "WITH x ORDER BY x.id LIMIT $limit RETURN x {.*} AS contradiction, null AS claims")
+_ALL: LiteralString = "MATCH (x:Contradiction) " + _FILTERS
 # By subject: seeks on the `contradiction_subject` index, one per subject page (not a scan of
 # every Contradiction). Page keys are unique, so no contradiction comes twice.
-CONTRADICTIONS_OF_SUBJECTS: LiteralString = (
-    "UNWIND $keys AS key MATCH (x:Contradiction {subject: key}) " + _FILTERS + _PAGE_OF)
+_OF_SUBJECTS: LiteralString = (
+    "UNWIND $keys AS key MATCH (x:Contradiction {subject: key}) " + _FILTERS)
+LIST_QUERIES: dict[tuple[bool, bool], LiteralString] = {  # (by subject, with claims)
+    (False, True): _ALL + _PAGE_OF, (False, False): _ALL + _BARE_PAGE_OF,
+    (True, True): _OF_SUBJECTS + _PAGE_OF, (True, False): _OF_SUBJECTS + _BARE_PAGE_OF}
 # The pages a `subject` argument (folded) names: key, title or alias.
 SUBJECT_PAGE_KEYS: LiteralString = pages_named("$subject", "s") + "RETURN s.key AS key"
 
 CONTRADICTIONS_BY_IDS: LiteralString = (
-    "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) "
-    "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
-    "  RETURN collect(c {.*}) AS claims } "
-    "RETURN x {.*} AS contradiction, claims")
+    "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
+    + "RETURN x {.*} AS contradiction, claims")
+
+CLAIMS_OF_CONTRADICTIONS: LiteralString = (
+    "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
+    + "RETURN id, claims")
 
 CLAIMS_BY_IDS: LiteralString = (
     "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN c {.*} AS claim")
@@ -105,10 +119,11 @@ CONTRADICTIONS_OF_CLAIMS: LiteralString = (
 
 
 def contradictions(ctx: GraphContext, subject: str | None = None, status: str | None = None,
-                   kind: str | None = None, first: int = 20,
-                   after: str | None = None) -> Slice[ContradictionRecord]:
+                   kind: str | None = None, first: int = 20, after: str | None = None,
+                   with_claims: bool = True) -> Slice[ContradictionRecord]:
     """Contradictions matching the filters, by id, `first` after cursor `after`. `subject` is
-    a page key, title or alias."""
+    a page key, title or alias. Without `with_claims`, each record's `claims` is None (the API
+    fetches them only for a query that asks, with `claims_of_contradictions`)."""
     check_first(first)
     if status is not None and status not in STATUSES:
         raise BadUserInput(f"status must be one of {', '.join(STATUSES)}")
@@ -117,10 +132,10 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
     after_id = decode_cursor(after, "contradictions")[1] if after else None
     filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1}
     if not subject:
-        rows = ctx.read(CONTRADICTIONS, **filters)
+        rows = ctx.read(LIST_QUERIES[False, with_claims], **filters)
     else:
         keys = subject_page_keys(ctx, subject)
-        rows = ctx.read(CONTRADICTIONS_OF_SUBJECTS, keys=keys, **filters) if keys else []
+        rows = ctx.read(LIST_QUERIES[True, with_claims], keys=keys, **filters) if keys else []
     items = [_record(r) for r in rows[:first]]
     return Slice[ContradictionRecord](
         items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
@@ -141,8 +156,14 @@ def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, Contra
 
 def claims_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ClaimRecord]:
     rows = ctx.read(CLAIMS_BY_IDS, ids=ids)
-    return {r["claim"]["id"]: ClaimRecord.model_validate(
-        {k: v for k, v in r["claim"].items() if v is not None}) for r in rows}
+    return {r["claim"]["id"]: _claim(r["claim"]) for r in rows}
+
+
+def claims_of_contradictions(ctx: GraphContext, ids: list[str]
+                             ) -> dict[str, list[ClaimRecord]]:
+    """The claims each contradiction involves, by claim id, in one round trip."""
+    return {r["id"]: [_claim(c) for c in r["claims"]]
+            for r in ctx.read(CLAIMS_OF_CONTRADICTIONS, ids=ids)}
 
 
 def contradictions_of_claims(ctx: GraphContext, ids: list[str]) -> dict[str, list[str]]:

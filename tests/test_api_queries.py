@@ -227,6 +227,26 @@ def test_open_contradictions_with_evidence(api: Api) -> None:
     assert data["totalCount"] is None  # not counted by this list
 
 
+def test_claims_are_read_only_when_asked_and_in_one_round_trip(api: Api) -> None:
+    """A list of contradictions reads no claims unless the query selects them; then all of the
+    page's claims come in one more round trip, the same claims a direct read returns."""
+    bare = api.post("{ contradictions(first: 50) { nodes { contradictionId } } }")
+    full = api.post("{ contradictions(first: 50) { nodes { contradictionId "
+                    "claims { claimId value } } } }")
+    assert not bare.get("errors") and not full.get("errors")
+    cost = (bare["extensions"]["cost"], full["extensions"]["cost"])
+    assert cost[1]["neo4jQueries"] == cost[0]["neo4jQueries"] + 1
+    nodes = full["data"]["contradictions"]["nodes"]
+    assert len(nodes) >= 3 and sum(len(x["claims"]) for x in nodes) >= 4
+    assert cost[1]["objects"] == cost[0]["objects"] + sum(len(x["claims"]) for x in nodes)
+    by_id = {x["contradictionId"]: sorted(c["claimId"] for c in x["claims"]) for x in nodes}
+    one = api.data("query($id: ID!) { node(id: $id) { ... on Contradiction { contradictionId "
+                   "claims { claimId } } } }", id=api.data(
+                       "{ contradictions(first: 1) { nodes { id } } }")["contradictions"][
+                           "nodes"][0]["id"])["node"]
+    assert sorted(c["claimId"] for c in one["claims"]) == by_id[one["contradictionId"]]
+
+
 def test_contradiction_filters_and_cursor(api: Api) -> None:
     q = """query($s: String, $k: ContradictionKind, $st: ContradictionStatus, $after: String) {
         contradictions(subject: $s, kind: $k, status: $st, first: 2, after: $after) {
