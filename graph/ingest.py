@@ -15,6 +15,8 @@ from graph.connection import translate_errors
 from graph.lock import ingest_lock
 from graph.schema import ensure_schema
 from graph.writer import GraphWriter
+from graph.writes import PAGE_HASH_FIELDS
+from loaders.gc_pause import cyclic_gc_paused
 from loaders.records import Problem
 from loaders.vault import LoadOptions, PreviousPage, load_vault
 
@@ -28,12 +30,15 @@ TOTALS: LiteralString = (
     "RETURN pages, links, dangling, log_entries, nodes, relationships")
 
 
-def _previous(row: dict[str, Any]) -> PreviousPage:
-    """A `PAGE_HASHES` row: what the graph holds of a page and its file's stamp."""
-    return PreviousPage(row["hash"] or "", tuple(row["names"] or ()), row["kind"] or "",
-                        path=row["path"] or "", mtime_ns=row["mtime_ns"] or 0,
-                        size=-1 if row["size"] is None else row["size"],
-                        title=row["title"] or "", aliases=tuple(row["aliases"] or ()))
+def _previous(rows: list[list[Any]]) -> dict[str, PreviousPage]:
+    """`PAGE_HASHES` rows by page key: what the graph holds of each page and its file's
+    stamp."""
+    assert PAGE_HASH_FIELDS == ("key", "hash", "names", "kind", "path", "mtime_ns", "size",
+                                "title", "aliases")
+    return {key: PreviousPage(digest or "", tuple(names or ()), kind or "", path=path or "",
+                              mtime_ns=mtime_ns or 0, size=-1 if size is None else size,
+                              title=title or "", aliases=tuple(aliases or ()))
+            for key, digest, names, kind, path, mtime_ns, size, title, aliases in rows}
 
 
 class IngestReport(BaseModel):
@@ -66,9 +71,9 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
     ingests into one database take turns (see `graph.lock`)."""
     started = time.perf_counter()
     ensure_schema(driver, database)
-    with ingest_lock(driver, database, on_wait=on_wait):
+    with ingest_lock(driver, database, on_wait=on_wait), cyclic_gc_paused():
         writer = GraphWriter(driver, database, batch_size=batch_size)
-        previous = {row["key"]: _previous(row) for row in writer.previous_pages()}
+        previous = _previous(writer.previous_pages())
         snapshot = load_vault(path, LoadOptions(previous=previous, force=force,
                                                 progress=progress))
         stats = writer.write(snapshot)

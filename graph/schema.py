@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import LiteralString
 
 import neo4j
@@ -70,9 +71,41 @@ def relationship_index(rel_type: LiteralString) -> LiteralString:
             + rel_type + "]-() ON (r.asserted_by)")
 
 
+# The name each statement creates (or drops): a database that already has all of them in place
+# needs no statement at all, only the two SHOW reads (each statement was a round trip).
+_NAMED = re.compile(r"^(?:CREATE (?:CONSTRAINT|(?:FULLTEXT )?INDEX)|DROP INDEX) (\w+) ")
+SHOW_INDEXES: LiteralString = "SHOW INDEXES YIELD name, state RETURN name, state"
+SHOW_CONSTRAINTS: LiteralString = "SHOW CONSTRAINTS YIELD name RETURN name"
+
+
+def all_statements() -> tuple[LiteralString, ...]:
+    return (*STATEMENTS, *(relationship_index(t) for t in ASSERTED_TYPES))
+
+
+def pending(statements: tuple[LiteralString, ...], existing: set[str]
+            ) -> list[LiteralString]:
+    """The statements that would change something: creations of missing names, drops of
+    present ones."""
+    out: list[LiteralString] = []
+    for statement in statements:
+        named = _NAMED.match(statement)
+        assert named is not None, statement
+        present = named[1] in existing
+        if present == statement.startswith("DROP"):
+            out.append(statement)
+    return out
+
+
 def ensure_schema(driver: neo4j.Driver, database: str) -> None:
-    """Create every constraint and index, then wait until they are online."""
+    """Create every constraint and index that is missing, then wait until they are online."""
     with translate_errors():
-        for statement in (*STATEMENTS, *(relationship_index(t) for t in ASSERTED_TYPES)):
+        indexes, _, _ = driver.execute_query(SHOW_INDEXES, database_=database, routing_="r")
+        constraints, _, _ = driver.execute_query(SHOW_CONSTRAINTS, database_=database,
+                                                 routing_="r")
+        existing = {r["name"] for r in indexes} | {r["name"] for r in constraints}
+        todo = pending(all_statements(), existing)
+        if not todo and all(r["state"] == "ONLINE" for r in indexes):
+            return
+        for statement in todo:
             driver.execute_query(statement, database_=database)
         driver.execute_query("CALL db.awaitIndexes(300)", database_=database)

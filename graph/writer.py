@@ -78,11 +78,14 @@ class GraphWriter:
         for start in range(0, len(rows), self.batch_size):
             self.run(query, **{name: list(rows[start:start + self.batch_size])})
 
-    def previous_pages(self) -> list[dict[str, Any]]:
+    def previous_pages(self) -> list[list[Any]]:
+        """One row per page, fields in `PAGE_HASH_FIELDS` order (lists: 100k dicts cost more
+        than the query)."""
         with translate_errors():
             records, _, _ = self.driver.execute_query(w.PAGE_HASHES, database_=self.database,
                                                       routing_="r")
-        return [dict(zip(w.PAGE_HASH_FIELDS, row, strict=True)) for row in records[0]["rows"]]
+        rows: list[list[Any]] = records[0]["rows"]
+        return rows
 
     # -- the whole write -------------------------------------------------------------------
 
@@ -224,9 +227,11 @@ class GraphWriter:
                      [contradiction_row(c, asserted_by) for asserted_by, c in contradictions])
 
     def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
+        """Rows of a query that returns values, lists and maps only (every query here): taken
+        as they come, without `record.data()`'s recursive conversion (thousands of claims)."""
         with translate_errors():
             records, _, _ = self.driver.execute_query(query, params, database_=self.database)
-        return [r.data() for r in records]
+        return [dict(r) for r in records]
 
     def _existing(self, keys: list[str]) -> list[str]:
         """The keys (in order) of pages the graph holds now."""

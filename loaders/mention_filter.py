@@ -46,21 +46,33 @@ def possible_names(names: Iterable[tuple[str, str]], texts: Sequence[str]
                    ) -> list[tuple[str, str]] | None:
     """The (name, key) pairs whose squashed name occurs in a squashed text, in input order;
     None when the texts are too large for this to pay off (then use every name)."""
-    if sum(len(t) for t in texts) > MAX_CHARS:
-        return None
-    hay = "\x00".join(squash(t) for t in texts)
-    grams = {hay[i:i + GRAM] for i in range(len(hay) - GRAM + 1)}
-    out: list[tuple[str, str]] = []
-    for name, key in names:
-        s = squash(name.strip())
-        if not s:
-            continue
-        if len(s) >= GRAM and not all(s[i:i + GRAM] in grams
-                                      for i in range(0, len(s) - GRAM + 1, GRAM - 1)):
-            continue
-        if s in hay:
-            out.append((name, key))
-    return out
+    return NameCandidates(names).possible(texts)
+
+
+class NameCandidates:
+    """`possible_names` over a fixed list of names, built once (on first use): each call then
+    costs the length of its texts, not the number of names (a warm process re-ingesting one
+    page of a 100k-page vault asks this of 200k names per run)."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        self.names = list(names)
+        self._positions: dict[str, list[int]] | None = None
+        self._scan: NameScan | None = None
+
+    def possible(self, texts: Sequence[str]) -> list[tuple[str, str]] | None:
+        if sum(len(t) for t in texts) > MAX_CHARS:
+            return None
+        if self._positions is None or self._scan is None:
+            self._positions = {}
+            for at, (name, _) in enumerate(self.names):
+                squashed = squash(name)
+                if squashed:
+                    self._positions.setdefault(squashed, []).append(at)
+            self._scan = NameScan(self._positions)
+        positions = self._positions
+        found = self._scan.names_in("\x00".join(texts))
+        return [self.names[at] for at in sorted(
+            at for squashed in found for at in positions[squashed])]
 
 
 class NameScan:

@@ -28,11 +28,12 @@ from loaders import page_parser as pp
 from loaders.errors import VaultError
 from loaders.fold_pages import fold_corrections, parse_fold_page
 from loaders.frontmatter import Frontmatter, split_frontmatter
+from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
 from loaders.log import parse_log
 from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
-from loaders.mention_filter import possible_names, unlinked
+from loaders.mention_filter import NameCandidates, unlinked
 from loaders.mentions import MentionFinder
 from loaders.pages import classify, parse_source_name
 from loaders.parallel import ordered_map
@@ -410,10 +411,32 @@ class _StaleStamp(Exception):
     """A skipped file changed under an unchanged stamp, or cannot be read any more."""
 
 
+# The last name index of this process and its mention candidates: both depend only on the
+# headers (a long-lived process, such as `vaultkg watch`, re-uses them while no page is added,
+# removed, renamed or retitled).
+_INDEX_CACHE: dict[tuple[PageHeader, ...], tuple[NameIndex, NameCandidates]] = {}
+
+
+def _name_index(headers: tuple[PageHeader, ...]) -> tuple[NameIndex, NameCandidates]:
+    hit = _INDEX_CACHE.get(headers)
+    if hit is None:
+        index = NameIndex.build(headers)
+        hit = (index, NameCandidates(index.names()))
+        _INDEX_CACHE.clear()
+        _INDEX_CACHE[headers] = hit
+    return hit
+
+
 # The last log parse of this process: its result depends only on the log file and the headers
 # the name index is built from (a long-lived process, such as `vaultkg watch`, re-uses it).
 _LOG_CACHE: dict[tuple[str, str, tuple[PageHeader, ...]],
                  tuple[list[LogEntry], list[Problem], EntryIndex]] = {}
+
+
+def clear_caches() -> None:
+    """Forget the name index and log parse kept from earlier loads (as a new process would)."""
+    _INDEX_CACHE.clear()
+    _LOG_CACHE.clear()
 
 
 def _log_entries(f: _File, index: NameIndex, headers: tuple[PageHeader, ...],
@@ -457,11 +480,12 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
     page."""
     options = options or LoadOptions()
     root = vault_root(path)
-    try:
-        return _load(root, options)
-    except _StaleStamp:
-        # Rare (a file edited under an unchanged stamp, or unreadable now): read every file.
-        return _load(root, replace(options, stamps=False))
+    with cyclic_gc_paused():
+        try:
+            return _load(root, options)
+        except _StaleStamp:
+            # Rare (a file edited under an unchanged stamp, or unreadable now): read every file.
+            return _load(root, replace(options, stamps=False))
 
 
 def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
@@ -474,7 +498,7 @@ def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
     problems.extend(_duplicate_names(files))
     pages = [f for f in files if not f.rel.endswith(".json")]
     headers = tuple(f.header for f in pages)
-    index = NameIndex.build(headers)
+    index, candidates = _name_index(headers)
 
     affected = _affected_by_names(files, options) if options.previous else set()
     todo: list[_File] = []
@@ -497,7 +521,8 @@ def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
         problems.extend(log_problems)
         log_file.trusted = log_file.trusted and not log_problems
     deleted = sorted(set(options.previous) - {f.header.key for f in files})
-    finder = MentionFinder(_mention_names(index, todo)) if options.mentions and todo else None
+    finder = MentionFinder(_mention_names(candidates, todo)) \
+        if options.mentions and todo else None
 
     def parse(f: _File) -> tuple[PageFacts, list[Problem]]:
         found: list[Problem] = []
@@ -533,17 +558,16 @@ def _new_stamps(unchanged: list[_File], options: LoadOptions) -> tuple[PageStamp
     return tuple(out)
 
 
-def _mention_names(index: NameIndex, todo: list[_File]) -> list[tuple[str, str]]:
+def _mention_names(candidates: NameCandidates, todo: list[_File]) -> list[tuple[str, str]]:
     """Every name, or for a small job only the names its pages could mention (the same
     mentions, from a far smaller matcher: see `loaders.mention_filter`)."""
-    names = list(index.names())
     pages = [f for f in todo if not f.rel.endswith(".json")]
     if sum(len(f.content[0]) for f in pages) > MENTION_FILTER_CHARS:
-        return names
+        return candidates.names
     texts = [unlinked(text) for f in pages
              for _, text in body_lines(f.content[1].lines, f.content[1].body_start)]
-    possible = possible_names(names, texts)
-    return names if possible is None else possible
+    possible = candidates.possible(texts)
+    return candidates.names if possible is None else possible
 
 
 def _fold_entries(fold: FoldPage, entries: list[LogEntry]) -> tuple[str, ...]:

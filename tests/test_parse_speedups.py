@@ -3,16 +3,24 @@ matcher would find, and the parallel map returns exactly what a serial loop retu
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from loaders import mention_filter
-from loaders.mention_filter import NameScan, outside, possible_names, squash, unlinked
+from loaders.mention_filter import (
+    NameCandidates,
+    NameScan,
+    outside,
+    possible_names,
+    squash,
+    unlinked,
+)
 from loaders.mentions import MentionFinder
 from loaders.parallel import ordered_map
-from loaders.vault import load_vault
+from loaders.vault import clear_caches, load_vault
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
 
 NAMES = [("Adaptive Batching", "c1"), ("KV キャッシュ管理", "c2"), ("推論", "c3"),
@@ -55,6 +63,23 @@ def test_possible_names_keeps_order_and_gives_up_on_huge_texts(
     assert found == [("Adaptive Batching", "c1"), ("推論", "c3"), ("Ray", "p1")]
     monkeypatch.setattr(mention_filter, "MAX_CHARS", 10)
     assert possible_names(NAMES, ["a" * 11]) is None
+
+
+def test_name_candidates_agree_with_plain_substring_search() -> None:
+    """Built once, asked many times: the same answer as testing every squashed name against
+    the squashed texts, in input order, for random names and texts."""
+    rng = random.Random(7)
+    alphabet = "abAB σςΣ推論キャッシュ \t"
+    for _ in range(200):
+        names = [("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 7))), f"k{i}")
+                 for i in range(rng.randint(0, 30))]
+        candidates = NameCandidates(names)
+        for _ in range(5):
+            texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+                     for _ in range(rng.randint(0, 3))]
+            hay = "\x00".join(squash(t) for t in texts)
+            expected = [(n, k) for n, k in names if squash(n) and squash(n) in hay]
+            assert candidates.possible(texts) == expected == possible_names(names, texts)
 
 
 def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,6 +128,7 @@ def test_lazy_matcher_finds_what_a_full_matcher_finds(
 
     monkeypatch.setattr(NameScan, "__init__", remember)
     monkeypatch.setattr(NameScan, "names_in", lambda self, text: set(everything))
+    clear_caches()  # the kept index's scanner was built before the patch
     full = mentions()
     assert len(lazy) > 10
     assert lazy == full

@@ -94,7 +94,7 @@ def test_edit_reads_the_page_and_the_log_only(clean_db: neo4j.Driver, neo4j_data
     ingest(clean_db, neo4j_database, vault)
     page = vault / "wiki" / "sources" / f"{S['FP8']}.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n追記: 3.5 倍。\n", encoding="utf-8")
-    lv._LOG_CACHE.clear()  # as in a new process
+    lv.clear_caches()  # as in a new process
     reads.clear()
     report = ingest(clean_db, neo4j_database, vault)
     assert sorted(reads) == sorted([page.name, "log.md"])  # log: provenance of the new facts
@@ -236,7 +236,7 @@ def test_the_log_parse_is_reused_while_log_and_names_are_unchanged(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(lv, "parse_log", counting)
-    lv._LOG_CACHE.clear()
+    lv.clear_caches()
     previous = _previous(vault)
     assert calls == ["parse"]
     page = vault / "wiki" / "sources" / f"{S['FP8']}.md"
