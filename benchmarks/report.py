@@ -9,7 +9,7 @@ INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (emp
                ("reingest_0", "re-ingest, nothing changed"),
                ("reingest_1 page", "re-ingest, 1 page edited"),
                ("reingest_1%", "re-ingest, 1% edited"), ("reingest_10%", "re-ingest, 10% edited"),
-               ("reingest_warm", "re-ingest, 1 page edited, warm process"),
+               ("reingest_warm", "re-ingest, 1 page edited, warm process (median of 5 pages)"),
                ("naive", "naive baseline (1 statement/element)"))
 
 
