@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector paused while a vault is read and written.
+"""Python's cyclic garbage collector paused while a vault is read.
 
 A load allocates millions of small objects (records, tuples, strings) and keeps most of them;
 each full collection walks every live object, so a warm process holding a large vault's name
