@@ -27,7 +27,7 @@ def lab(neo4j_driver: neo4j.Driver, neo4j_database: str) -> Iterator[IngestRepor
 
 
 def q(driver: neo4j.Driver, database: str, query: str, **params: Any) -> list[dict[str, Any]]:
-    records, _, _ = driver.execute_query(query, params, database_=database)  # type: ignore[arg-type]
+    records, _, _ = driver.execute_query(query, params, database_=database)
     return [r.data() for r in records]
 
 

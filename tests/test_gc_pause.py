@@ -11,6 +11,7 @@ import pytest
 
 from loaders import vault as lv
 from loaders.gc_pause import cyclic_gc_paused
+from loaders.records import VaultSnapshot
 from tests.vaults import ENGLISH_LAB
 
 
@@ -49,7 +50,7 @@ def test_load_vault_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPat
     seen: list[bool] = []
     original = lv._load
 
-    def spy(root: Path, options: lv.LoadOptions) -> lv.VaultSnapshot:
+    def spy(root: Path, options: lv.LoadOptions) -> VaultSnapshot:
         seen.append(gc.isenabled())
         return original(root, options)
 

@@ -133,7 +133,7 @@ def test_the_graph_answers_scope_questions_as_the_claims_do(
     memory = ClaimList(ClaimRecord(origin="numeric", **r)
                        for r in writer.read(writes.NUMERIC_CLAIMS))
     graph = graph_writer.GraphClaims(writer)
-    subjects = {x["subject"] for x in _detected(clean_db, neo4j_database)}
+    subjects = {str(x["subject"]) for x in _detected(clean_db, neo4j_database)}
     assert subjects
     co_stated = memory.co_stated(subjects)
     assert graph.co_stated(subjects) == co_stated and co_stated > subjects

@@ -64,7 +64,7 @@ def test_conf_listens_only_on_loopback(tmp_path: Path) -> None:
 def test_page_cache_size_is_configurable_and_checked(tmp_path: Path) -> None:
     assert "server.memory.pagecache.size=256m" in local_server.render_conf(tmp_path, 7687)
     assert "server.memory.pagecache.size=2g" in local_server.render_conf(tmp_path, 7687, "2g")
-    with pytest.raises(local_server.LocalServerError, match="VAULTKG_NEO4J_PAGECACHE"):
+    with pytest.raises(LocalServerError, match="VAULTKG_NEO4J_PAGECACHE"):
         local_server._memory_size("2 GB", "VAULTKG_NEO4J_PAGECACHE")
 
 
