@@ -12,6 +12,7 @@ changes no match. Text inside links is left out too: a mention never overlaps a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 
 from loaders.links import find_links
 
@@ -42,37 +43,36 @@ def outside(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def possible_names(names: Iterable[tuple[str, str]], texts: Sequence[str]
-                   ) -> list[tuple[str, str]] | None:
-    """The (name, key) pairs whose squashed name occurs in a squashed text, in input order;
-    None when the texts are too large for this to pay off (then use every name)."""
-    return NameCandidates(names).possible(texts)
-
-
 class NameCandidates:
-    """`possible_names` over a fixed list of names, built once (on first use): each call then
-    costs the length of its texts, not the number of names (a warm process re-ingesting one
-    page of a 100k-page vault asks this of 200k names per run)."""
+    """Which of a fixed list of (name, key) pairs a text could possibly mention. Built once,
+    lazily: each call then costs the length of its texts, not the number of names (a warm
+    process re-ingesting one page of a 100k-page vault asks this of 200k names per run)."""
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         self.names = list(names)
-        self._positions: dict[str, list[int]] | None = None
-        self._scan: NameScan | None = None
+
+    @cached_property
+    def _positions(self) -> dict[str, list[int]]:
+        """Squashed name -> its positions in `names`."""
+        positions: dict[str, list[int]] = {}
+        for at, (name, _) in enumerate(self.names):
+            squashed = squash(name)
+            if squashed:
+                positions.setdefault(squashed, []).append(at)
+        return positions
+
+    @cached_property
+    def _scan(self) -> NameScan:
+        return NameScan(self._positions)
 
     def possible(self, texts: Sequence[str]) -> list[tuple[str, str]] | None:
+        """The pairs whose squashed name occurs in a squashed text, in input order; None when
+        the texts are too large for this to pay off (then use every name)."""
         if sum(len(t) for t in texts) > MAX_CHARS:
             return None
-        if self._positions is None or self._scan is None:
-            self._positions = {}
-            for at, (name, _) in enumerate(self.names):
-                squashed = squash(name)
-                if squashed:
-                    self._positions.setdefault(squashed, []).append(at)
-            self._scan = NameScan(self._positions)
-        positions = self._positions
         found = self._scan.names_in("\x00".join(texts))
         return [self.names[at] for at in sorted(
-            at for squashed in found for at in positions[squashed])]
+            at for squashed in found for at in self._positions[squashed])]
 
 
 class NameScan:

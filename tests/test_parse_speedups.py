@@ -14,7 +14,6 @@ from loaders.mention_filter import (
     NameCandidates,
     NameScan,
     outside,
-    possible_names,
     squash,
     unlinked,
 )
@@ -57,12 +56,12 @@ def test_name_scan_finds_names_and_only_names() -> None:
     assert not scan.any_in(unlinked("[[Adaptive Batching]] only inside a link."))
 
 
-def test_possible_names_keeps_order_and_gives_up_on_huge_texts(
+def test_name_candidates_keep_order_and_give_up_on_huge_texts(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    found = possible_names(NAMES, ["Ray met 推論 people", "adaptive batching"])
+    found = NameCandidates(NAMES).possible(["Ray met 推論 people", "adaptive batching"])
     assert found == [("Adaptive Batching", "c1"), ("推論", "c3"), ("Ray", "p1")]
     monkeypatch.setattr(mention_filter, "MAX_CHARS", 10)
-    assert possible_names(NAMES, ["a" * 11]) is None
+    assert NameCandidates(NAMES).possible(["a" * 11]) is None
 
 
 def test_name_candidates_agree_with_plain_substring_search() -> None:
@@ -79,7 +78,7 @@ def test_name_candidates_agree_with_plain_substring_search() -> None:
                      for _ in range(rng.randint(0, 3))]
             hay = "\x00".join(squash(t) for t in texts)
             expected = [(n, k) for n, k in names if squash(n) and squash(n) in hay]
-            assert candidates.possible(texts) == expected == possible_names(names, texts)
+            assert candidates.possible(texts) == expected
 
 
 def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,7 +89,7 @@ def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -
             out += [(m.target, m.line, m.text) for m in finder.find("page", number, line, spans)]
         return out
 
-    filtered = mentions(MentionFinder(possible_names(NAMES, LINES) or []))
+    filtered = mentions(MentionFinder(NameCandidates(NAMES).possible(LINES) or []))
     scanned = mentions(MentionFinder(NAMES))
     every = {squash(name) for name, _ in NAMES}
     monkeypatch.setattr(NameScan, "names_in", lambda self, text: every)
