@@ -161,7 +161,8 @@ def claims_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ClaimRecord]:
 
 def claims_of_contradictions(ctx: GraphContext, ids: list[str]
                              ) -> dict[str, list[ClaimRecord]]:
-    """The claims each contradiction involves, by claim id, in one round trip."""
+    """The claims each contradiction involves (by contradiction id, claims ordered by id), in
+    one round trip."""
     return {r["id"]: [_claim(c) for c in r["claims"]]
             for r in ctx.read(CLAIMS_OF_CONTRADICTIONS, ids=ids)}
 
