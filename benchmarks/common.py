@@ -58,6 +58,12 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def workers_peak_rss_mb() -> float:
+    """Peak RSS of the largest finished child (a parse worker), in MiB. Forked, it shares the
+    parent's pages until either writes them; RSS counts shared pages in both."""
+    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+
 def _meminfo_gib() -> float | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():

@@ -155,7 +155,7 @@ class NaiveWriter:
 
     def _claims(self, facts: list[PageFacts]) -> None:
         claims = [c for f in facts for c in f.claims]
-        for row in claim_rows(claims, {f.page.key for f in facts}, facts):
+        for row in claim_rows(facts):
             self.run(CLAIM, id=row["id"], props=row["props"])
             if row["page"]:
                 self.run(STATED_IN, id=row["id"], key=row["page"])

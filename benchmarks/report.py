@@ -26,7 +26,7 @@ def _fmt(value: Any, digits: int = 1) -> str:
 def _ingest_table(ingest: dict[str, Any]) -> list[str]:
     lines = ["| run | wall s | pages parsed | pages/s | elements created | elements/s | "
              "db write elements/s | client CPU s | Neo4j CPU s | elements/CPU s | "
-             "peak RSS MiB |", "|---|" + "---:|" * 10]
+             "peak RSS MiB | worker peak RSS MiB |", "|---|" + "---:|" * 11]
     for key, label in INGEST_ROWS:
         row = ingest.get(key)
         if not row:
@@ -38,7 +38,7 @@ def _ingest_table(ingest: dict[str, Any]) -> list[str]:
             f"{_fmt(row.get('elements'))} | {_fmt(row.get('elements_per_s'))} | "
             f"{_fmt(row.get('db_elements_per_s'))} | {_fmt(row.get('cpu_s'))} | "
             f"{_fmt(row.get('server_cpu_s'))} | {_fmt(row.get('elements_per_cpu_s'))} | "
-            f"{_fmt(row['peak_rss_mb'])} |")
+            f"{_fmt(row['peak_rss_mb'])} | {_fmt(row.get('workers_peak_rss_mb'))} |")
     ratio = ingest.get("naive_vs_full")
     if ratio:
         lines += ["", f"Batched vs naive, elements/s: end to end **{ratio['end_to_end']}x**, "

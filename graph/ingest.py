@@ -18,7 +18,7 @@ from graph.writer import GraphWriter
 from graph.writes import PAGE_HASH_FIELDS
 from loaders.gc_pause import cyclic_gc_paused
 from loaders.records import Problem
-from loaders.vault import LoadOptions, PreviousPage, load_vault
+from loaders.vault import CHUNK_PAGES, LoadOptions, PreviousPage, stream_vault
 
 TOTALS: LiteralString = (
     "CALL () { MATCH (p:Page) WHERE p.path ENDS WITH '.md' RETURN count(p) AS pages } "
@@ -66,9 +66,11 @@ class IngestReport(BaseModel):
 
 def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = False,
            progress: Callable[[int, int], None] | None = None,
-           batch_size: int = 5000, on_wait: Callable[[], None] | None = None) -> IngestReport:
-    """Bring the graph in line with the vault at `path`, touching only what changed. Concurrent
-    ingests into one database take turns (see `graph.lock`)."""
+           batch_size: int = 5000, on_wait: Callable[[], None] | None = None,
+           chunk_pages: int = CHUNK_PAGES) -> IngestReport:
+    """Bring the graph in line with the vault at `path`, touching only what changed, writing
+    `chunk_pages` parsed pages at a time while the next are parsed. Concurrent ingests into one
+    database take turns (see `graph.lock`)."""
     started = time.perf_counter()
     ensure_schema(driver, database)
     with ingest_lock(driver, database, on_wait=on_wait):
@@ -77,16 +79,19 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
         # ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
         with cyclic_gc_paused():
             previous = _previous(writer.previous_pages())
-        snapshot = load_vault(path, LoadOptions(previous=previous, force=force,
-                                                progress=progress))
-        stats = writer.write(snapshot)
+        stream = stream_vault(path, LoadOptions(previous=previous, force=force,
+                                                progress=progress), chunk_pages)
+        try:
+            stats = writer.write(stream)
+        finally:
+            stream.close()
     with translate_errors():
         records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
     totals = records[0].data()
-    problems: list[Problem] = list(snapshot.problems)
+    problems: list[Problem] = list(stream.problems)
     return IngestReport(
-        vault=snapshot.root, **totals, parsed=len(snapshot.facts),
-        unchanged=len(snapshot.unchanged), deleted=len(snapshot.deleted),
+        vault=stream.root, **totals, parsed=len(stream.todo),
+        unchanged=len(stream.unchanged), deleted=len(stream.deleted),
         nodes_created=stats.nodes_created, nodes_deleted=stats.nodes_deleted,
         relationships_created=stats.relationships_created,
         relationships_deleted=stats.relationships_deleted, changed=stats.changed,

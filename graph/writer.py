@@ -1,9 +1,12 @@
-"""Writes a loader snapshot into Neo4j in labelled `UNWIND` batches.
+"""Writes a loader stream into Neo4j in labelled `UNWIND` batches, chunk by chunk as the pages
+are parsed (`loaders.stream`).
 
-Order matters for crash safety: first the facts of changed and deleted pages are removed, then
-pages and their facts are written, and only at the end each page's content hash. A run that
-dies midway leaves hashes that do not match, so the next run redoes exactly those pages and
-converges to the graph a clean run produces."""
+Order matters for crash safety: first the facts of changed and deleted pages are removed and
+every page to be written is made (rows of one chunk name pages of later ones), then each chunk's
+pages and facts are written, then what names claims or log entries of any chunk (contradictions,
+fold entries), and only at the end each page's content hash. A run that dies midway leaves
+hashes that do not match, so the next run redoes exactly those pages and converges to the graph
+a clean run produces."""
 
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
 from loaders.numeric import Point, detect_conflicts
-from loaders.records import ClaimRecord, ContradictionRecord, PageFacts, VaultSnapshot
+from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
+from loaders.stream import VaultStream
 
 BATCH = 5000
 # Up to this many subjects, numeric conflicts are re-derived for those subjects only, in one
@@ -73,7 +77,7 @@ class GraphWriter:
                 lambda tx: tx.run(query, params).consume().counters)
         self.stats.add(counters)
 
-    def batched(self, query: LiteralString, rows: Sequence[dict[str, Any]],
+    def batched(self, query: LiteralString, rows: Sequence[Any],
                 name: str = "rows") -> None:
         for start in range(0, len(rows), self.batch_size):
             self.run(query, **{name: list(rows[start:start + self.batch_size])})
@@ -89,38 +93,46 @@ class GraphWriter:
 
     # -- the whole write -------------------------------------------------------------------
 
-    def write(self, snapshot: VaultSnapshot) -> WriteStats:
-        changed = [f.page.key for f in snapshot.facts]
-        gone = list(snapshot.deleted)
+    def write(self, load: VaultStream) -> WriteStats:
+        """Write a load chunk by chunk, as its pages are parsed: memory holds a chunk's records,
+        not the vault's."""
+        changed = list(load.todo)
+        gone = list(load.deleted)
         subjects: set[str] = set()
         # Only pages the graph already has can have facts to remove (none on a first ingest).
         existing = self._existing(changed + gone) if changed or gone else []
         # When this write rewrites every page the graph has, no numeric claim survives from
-        # before it: conflicts can be derived from the snapshot, without reading claims back.
+        # before it: conflicts can be derived from the load, without reading claims back.
         whole = len(existing) == self._page_count()
         if existing:
             subjects = set() if whole else self._numeric_subjects(existing)
             self._remove_facts(existing)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
-        facts = list(snapshot.facts)
-        self._pages(facts)
-        self._links(facts)
-        self._relations(facts)
-        self._log(facts)
-        self._claims(facts)
+        # Every page to write exists before the first chunk: a link, mention, claim or log
+        # entry in one chunk may name a page of a later one. New pages get their hash last.
+        have = set(existing)
+        self.batched(w.ADD_PAGES, [k for k in changed if k not in have], name="keys")
+        later = _Deferred(keep_claims=whole)
+        for facts in load.chunks:
+            self._pages(facts)
+            self._links(facts)
+            self._relations(facts)
+            self._log(facts)
+            self._claims(facts)
+            later.add(facts)
+        self.batched(w.FOLDS, later.folds)
+        self.batched(w.UPSERT_CONTRADICTIONS, later.contradictions)
         if changed or gone:
             self.run(w.DELETE_ORPHANS)
-            subjects.update(c.subject for f in facts for c in f.claims
-                            if c.origin == "numeric" and c.subject)
+            subjects.update(later.subjects)
             if whole:
-                self._derive_all(_numeric_claims(facts))
+                self._derive_all(list(later.numeric.values()))
             else:
                 self._derive_detected(subjects)
-        self.batched(w.SET_HASHES, [{"key": f.page.key, "hash": f.page.content_hash}
-                                    for f in facts])
+        self.batched(w.SET_HASHES, later.hashes)
         self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
-                                    for st in snapshot.stamps])
+                                    for st in load.stamps])
         return self.stats
 
     def _remove_facts(self, keys: list[str]) -> None:
@@ -186,12 +198,7 @@ class GraphWriter:
                 self.batched(w.page_relation(rel_type), rows[rel_type])
 
     def _log(self, facts: list[PageFacts]) -> None:
-        fold_rows: list[dict[str, Any]] = []
         for f in facts:
-            if f.fold is not None:
-                fold_rows += [{"source": f.page.key, "target": key, "props": {
-                    "position": i, "asserted_by": f.page.key}}
-                    for i, key in enumerate(f.fold.entries, start=1)]
             if not f.is_log:
                 continue
             page = f.page.key
@@ -216,15 +223,9 @@ class GraphWriter:
                         touch_dangling.append({**row, "target": t.name})
             self.batched(w.TOUCH_PAGE, touch_page)
             self.batched(w.TOUCH_DANGLING, touch_dangling)
-        self.batched(w.FOLDS, fold_rows)
 
     def _claims(self, facts: list[PageFacts]) -> None:
-        claims = [c for f in facts for c in f.claims]
-        contradictions = [(f.page.key, c) for f in facts for c in f.contradictions]
-        self.batched(w.UPSERT_CLAIMS, claim_rows(claims, {f.page.key for f in facts},
-                                                 facts))
-        self.batched(w.UPSERT_CONTRADICTIONS,
-                     [contradiction_row(c, asserted_by) for asserted_by, c in contradictions])
+        self.batched(w.UPSERT_CLAIMS, claim_rows(facts))
 
     def read(self, query: LiteralString, **params: Any) -> list[dict[str, Any]]:
         """Rows of a query that returns values, lists and maps only (every query here): taken
@@ -334,11 +335,36 @@ class GraphClaims:
         return {r["subject"] for r in self.writer.read(w.HOLDERS, signatures=rows)}
 
 
-def _numeric_claims(facts: list[PageFacts]) -> list[ClaimRecord]:
-    """The numeric claims the graph holds after writing `facts` alone: one per id, the last
-    written (as `MERGE ... SET` leaves it)."""
-    by_id = {c.id: c for f in facts for c in f.claims if c.origin == "numeric"}
-    return list(by_id.values())
+@dataclass
+class _Deferred:
+    """What is written after the last chunk: rows that name claims, log entries or pages any
+    chunk may hold, what conflict derivation needs, and the hashes that mark pages done."""
+
+    keep_claims: bool  # keep the numeric claims (to derive every conflict from them)
+    folds: list[dict[str, Any]] = field(default_factory=list)
+    contradictions: list[dict[str, Any]] = field(default_factory=list)
+    hashes: list[dict[str, Any]] = field(default_factory=list)
+    subjects: set[str] = field(default_factory=set)
+    # The numeric claims the graph holds after the write: one per id, the last written (as
+    # `MERGE ... SET` leaves it).
+    numeric: dict[str, ClaimRecord] = field(default_factory=dict)
+
+    def add(self, facts: list[PageFacts]) -> None:
+        for f in facts:
+            page = f.page.key
+            self.hashes.append({"key": page, "hash": f.page.content_hash})
+            self.contradictions += [contradiction_row(c, page) for c in f.contradictions]
+            if f.fold is not None:
+                self.folds += [{"source": page, "target": key, "props": {
+                    "position": i, "asserted_by": page}}
+                    for i, key in enumerate(f.fold.entries, start=1)]
+            for c in f.claims:
+                if c.origin != "numeric":
+                    continue
+                if c.subject:
+                    self.subjects.add(c.subject)
+                if self.keep_claims:
+                    self.numeric[c.id] = c
 
 
 def _without(props: dict[str, Any], key: str | None) -> dict[str, Any]:
@@ -368,15 +394,15 @@ def page_props(f: PageFacts) -> dict[str, Any]:
     return props
 
 
-def claim_rows(claims: Iterable[ClaimRecord], _pages: set[str],
-               facts: list[PageFacts]) -> list[dict[str, Any]]:
-    owner = {c.id: f.page.key for f in facts for c in f.claims}
+def claim_rows(facts: Iterable[PageFacts]) -> list[dict[str, Any]]:
+    """Claim rows of these pages. A claim id stated on several pages ends up as its last
+    page states it (rows are written in order, `MERGE ... SET`)."""
     return [{"id": c.id, "page": c.page, "subject": c.subject, "props": {
         "id": c.id, "text": c.text, "origin": c.origin, "page": c.page, "line": c.line,
         "subject": c.subject, "metric": c.metric, "value": c.value, "unit": c.unit,
         "qualifiers": list(c.qualifiers), "assessment": c.assessment, "pages": list(c.pages),
-        "introduced_by": c.introduced_by,
-        "asserted_by": owner.get(c.id)}} for c in claims]
+        "introduced_by": c.introduced_by, "asserted_by": f.page.key}}
+        for f in facts for c in f.claims]
 
 
 def contradiction_row(c: ContradictionRecord, asserted_by: str | None) -> dict[str, Any]:

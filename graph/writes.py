@@ -56,6 +56,8 @@ def delete_asserted(rel_type: LiteralString) -> LiteralString:
 
 DELETE_ASSERTED_NODES = (
     "UNWIND $keys AS k MATCH (c:Claim|Contradiction) WHERE c.asserted_by = k DETACH DELETE c")
+# Pages a write is about to add, made first so that rows naming them find them (see the writer).
+ADD_PAGES = "UNWIND $keys AS k MERGE (:Page {key: k})"
 DELETE_PAGES = "UNWIND $keys AS k MATCH (p:Page {key: k}) DETACH DELETE p"
 DELETE_ORPHANS = (
     "MATCH (n) WHERE (n:Dangling OR n:Attachment OR n:Venue) AND NOT (n)<--() DETACH DELETE n")

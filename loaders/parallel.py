@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -45,27 +46,45 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None
                 progress: Callable[[int, int], None] | None = None) -> list[R]:
     """`[fn(x) for x in items]`, spread over `workers` forked processes (default: one per core
     for large jobs). `fn` must not depend on state it changes: each worker has its own copy."""
+    return list(ordered_imap(fn, items, workers=workers, progress=progress))
+
+
+def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
+                 progress: Callable[[int, int], None] | None = None,
+                 ahead: int | None = None) -> Iterator[R]:
+    """`ordered_map` as results come: the caller can use (write) the first results while the
+    workers compute the next. With `ahead`, workers stay at most about that many items ahead
+    of the caller, so results waiting to be taken stay bounded in memory."""
     global _job
     count = workers if workers is not None else default_workers(len(items))
     total = len(items)
     if count <= 1 or total < 2:
-        out: list[R] = []
-        for item in items:
-            out.append(fn(item))
+        for done, item in enumerate(items, start=1):
+            yield fn(item)
             if progress:
-                progress(len(out), total)
-        return out
+                progress(done, total)
+        return
+    todo = deque((start, min(start + CHUNK, total)) for start in range(0, total, CHUNK))
+    window = len(todo) if ahead is None else max(2 * count, -(-ahead // CHUNK))
     _job = (fn, items)
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-            futures = [pool.submit(_run_chunk, (start, min(start + CHUNK, total)))
-                       for start in range(0, total, CHUNK)]
-            results: list[R] = []
-            for future in futures:
-                results.extend(future.result())
-                if progress:
-                    progress(len(results), total)
-        return results
+        pending: deque[Future[list[R]]] = deque()
+
+        def submit() -> None:
+            while todo and len(pending) < window:
+                pending.append(pool.submit(_run_chunk, todo.popleft()))
+
+        submit()  # forks every worker now (fork start method): they have inherited `_job`
+        _job = None
+        done = 0
+        while pending:
+            results = pending.popleft().result()
+            submit()
+            done += len(results)
+            yield from results
+            if progress:
+                progress(done, total)
     finally:
         _job = None
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -19,8 +19,9 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from stat import S_ISREG
 
@@ -36,7 +37,7 @@ from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
 from loaders.mention_filter import NameCandidates, unlinked
 from loaders.mentions import MentionFinder
 from loaders.pages import classify, parse_source_name
-from loaders.parallel import ordered_map
+from loaders.parallel import ordered_imap
 from loaders.provenance import (
     EntryIndex,
     claims_introduced,
@@ -56,9 +57,13 @@ from loaders.records import (
     VaultSnapshot,
 )
 from loaders.resolver import NameIndex, PageHeader
+from loaders.stream import VaultStream
 from loaders.text import fold_name, nfc
 
 MAX_PAGE_BYTES = 8 * 1024 * 1024
+# Pages parsed and written together (see `stream_vault`): enough rows for full write batches,
+# few enough that an ingest holds two chunks' records, not the vault's.
+CHUNK_PAGES = 2000
 # The log is append-only and grows with the vault (one entry per page: 19 MiB at 100k pages).
 MAX_LOG_BYTES = 256 * 1024 * 1024
 LOG_STEM = "log"
@@ -478,17 +483,41 @@ def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
 def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
     """Read a vault into records. Unreadable files become Problems; nothing raises for a bad
     page."""
+    return stream_vault(path, options).snapshot()
+
+
+def stream_vault(path: Path, options: LoadOptions | None = None,
+                 chunk_pages: int = CHUNK_PAGES) -> VaultStream:
+    """`load_vault` as a stream: the header pass, the name index and the log now; the pages
+    that changed parsed (on every core) as the caller reads `chunks`, `chunk_pages` at a
+    time."""
     options = options or LoadOptions()
     root = vault_root(path)
     with cyclic_gc_paused():
         try:
-            return _load(root, options)
+            plan = _plan(root, options)
         except _StaleStamp:
             # Rare (a file edited under an unchanged stamp, or unreadable now): read every file.
-            return _load(root, replace(options, stamps=False))
+            plan = _plan(root, replace(options, stamps=False))
+    return VaultStream(root=str(root), todo=tuple(f.header.key for f in plan.todo),
+                       unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
+                       problems=plan.problems,
+                       chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
 
 
-def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
+@dataclass
+class _Plan:
+    """What a load will parse, and how; known before any page is parsed."""
+
+    todo: list[_File]
+    parse: Callable[[_File], tuple[PageFacts, list[Problem]]]
+    unchanged: tuple[str, ...]
+    deleted: tuple[str, ...]
+    stamps: tuple[PageStamp, ...]
+    problems: list[Problem]
+
+
+def _plan(root: Path, options: LoadOptions) -> _Plan:
     problems: list[Problem] = []
     known = _known_by_path(options)
     now_ns = time.time_ns()
@@ -534,16 +563,30 @@ def _load(root: Path, options: LoadOptions) -> VaultSnapshot:
             page_facts = page_facts.model_copy(update={"is_log": True})
         return page_facts, found
 
-    facts: list[PageFacts] = []
-    # Pages parse independently: large jobs run on every core (same output, same order).
-    for page_facts, found in ordered_map(parse, todo, workers=options.workers,
-                                         progress=options.progress):
-        facts.append(page_facts)
-        problems.extend(found)
-    return VaultSnapshot(root=str(root), facts=tuple(facts),
-                         unchanged=tuple(f.header.key for f in unchanged),
-                         deleted=tuple(deleted), problems=tuple(problems),
-                         stamps=_new_stamps(unchanged, options))
+    return _Plan(todo=todo, parse=parse, unchanged=tuple(f.header.key for f in unchanged),
+                 deleted=tuple(deleted), stamps=_new_stamps(unchanged, options),
+                 problems=problems)
+
+
+def _parsed_chunks(plan: _Plan, options: LoadOptions,
+                   size: int) -> Generator[list[PageFacts], None, None]:
+    """The plan's pages parsed, `size` at a time, in order. Pages parse independently: large
+    jobs run on every core, at most about two chunks ahead of the reader. A file's text is
+    let go once its page is parsed."""
+    todo = plan.todo
+    plan.todo = []
+    results = ordered_imap(plan.parse, todo, workers=options.workers, progress=options.progress,
+                           ahead=size)
+    done = 0
+    while done < len(todo):
+        chunk: list[PageFacts] = []
+        with cyclic_gc_paused():
+            for page_facts, found in islice(results, size):
+                chunk.append(page_facts)
+                plan.problems.extend(found)
+                todo[done].text = todo[done].front = None
+                done += 1
+        yield chunk
 
 
 def _new_stamps(unchanged: list[_File], options: LoadOptions) -> tuple[PageStamp, ...]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from loaders import vault as lv
 from loaders.gc_pause import cyclic_gc_paused
-from loaders.records import VaultSnapshot
 from tests.vaults import ENGLISH_LAB
 
 
@@ -47,14 +46,27 @@ def test_restored_when_the_body_raises() -> None:
 
 
 def test_load_vault_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[bool] = []
-    original = lv._load
+    """Paused while planning (header pass, index, log) and while each chunk is parsed; on
+    again between chunks (the writer's turn) and afterwards."""
+    seen: dict[str, list[bool]] = {"plan": [], "parse": []}
+    plan, page_facts = lv._plan, lv._page_facts
 
-    def spy(root: Path, options: lv.LoadOptions) -> VaultSnapshot:
-        seen.append(gc.isenabled())
-        return original(root, options)
+    def plan_spy(*args: Any) -> Any:
+        seen["plan"].append(gc.isenabled())
+        return plan(*args)
 
-    monkeypatch.setattr(lv, "_load", spy)
+    def parse_spy(*args: Any) -> Any:
+        seen["parse"].append(gc.isenabled())
+        return page_facts(*args)
+
+    monkeypatch.setattr(lv, "_plan", plan_spy)
+    monkeypatch.setattr(lv, "_page_facts", parse_spy)
     gc.enable()
-    snapshot = lv.load_vault(ENGLISH_LAB)
-    assert seen == [False] and gc.isenabled() and snapshot.facts
+    stream = lv.stream_vault(ENGLISH_LAB, lv.LoadOptions(workers=1), chunk_pages=2)
+    assert seen["plan"] == [False] and gc.isenabled()
+    chunks = 0
+    for chunk in stream.chunks:
+        assert gc.isenabled() and chunk
+        chunks += 1
+    assert chunks > 1 and seen["parse"] and not any(seen["parse"])
+    assert gc.isenabled()

@@ -1,0 +1,36 @@
+"""A vault load as a stream: what is known before any page is parsed, then the parsed pages in
+chunks. The writer writes one chunk while the workers parse the next, so an ingest holds one or
+two chunks of records at a time instead of the whole vault's, and parsing overlaps writing."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+
+from loaders.records import PageFacts, PageStamp, Problem, VaultSnapshot
+
+
+@dataclass
+class VaultStream:
+    """Everything but `chunks` is known up front; `problems` grows while `chunks` is read
+    (parse problems are found as pages are parsed), so read it after the last chunk."""
+
+    root: str
+    todo: tuple[str, ...]  # keys of the pages `chunks` yields, in order
+    unchanged: tuple[str, ...]
+    deleted: tuple[str, ...]
+    stamps: tuple[PageStamp, ...]
+    problems: list[Problem]
+    chunks: Generator[list[PageFacts], None, None]
+
+    def close(self) -> None:
+        """Stop parsing (a writer that failed midway): the workers are let go now, not when
+        the garbage collector finds the generator."""
+        self.chunks.close()
+
+    def snapshot(self) -> VaultSnapshot:
+        """The whole load in memory (reads every chunk)."""
+        facts = tuple(f for chunk in self.chunks for f in chunk)
+        return VaultSnapshot(root=self.root, facts=facts, unchanged=self.unchanged,
+                             deleted=self.deleted, problems=tuple(self.problems),
+                             stamps=self.stamps)
