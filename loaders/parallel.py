@@ -51,10 +51,12 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None
 
 def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 ahead: int | None = None) -> Iterator[R]:
+                 ahead: int | None = None, heavy_last: bool = False) -> Iterator[R]:
     """`ordered_map` as results come: the caller can use (write) the first results while the
     workers compute the next. With `ahead`, workers stay at most about that many items ahead
-    of the caller, so results waiting to be taken stay bounded in memory."""
+    of the caller, so results waiting to be taken stay bounded in memory. With `heavy_last`,
+    the last item is known to take long (a vault's log): a worker starts on it first, apart,
+    so that the others, and the caller, need not wait for it until the end."""
     global _job
     count = workers if workers is not None else default_workers(len(items))
     total = len(items)
@@ -64,18 +66,21 @@ def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | Non
             if progress:
                 progress(done, total)
         return
-    todo = deque((start, min(start + CHUNK, total)) for start in range(0, total, CHUNK))
+    rest = total - 1 if heavy_last else total
+    todo = deque((start, min(start + CHUNK, rest)) for start in range(0, rest, CHUNK))
     window = len(todo) if ahead is None else max(2 * count, -(-ahead // CHUNK))
     _job = (fn, items)
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
     try:
         pending: deque[Future[list[R]]] = deque()
+        # Submitting forks every worker now (fork start method): they have inherited `_job`.
+        heavy = pool.submit(_run_chunk, (rest, total)) if heavy_last else None
 
         def submit() -> None:
             while todo and len(pending) < window:
                 pending.append(pool.submit(_run_chunk, todo.popleft()))
 
-        submit()  # forks every worker now (fork start method): they have inherited `_job`
+        submit()
         _job = None
         done = 0
         while pending:
@@ -85,6 +90,10 @@ def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | Non
             yield from results
             if progress:
                 progress(done, total)
+        if heavy is not None:
+            yield from heavy.result()
+            if progress:
+                progress(total, total)
     finally:
         _job = None
         pool.shutdown(wait=True, cancel_futures=True)

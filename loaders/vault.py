@@ -511,6 +511,8 @@ class _Plan:
 
     todo: list[_File]
     parse: Callable[[_File], tuple[PageFacts, list[Problem]]]
+    log_entries: tuple[LogEntry, ...]  # the log page's, which `parse` leaves out
+    heavy_last: bool  # the last page is the log
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
@@ -542,6 +544,9 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     for f in todo:
         _hydrate(f, problems)
     log_file = _find_log(pages)
+    # The log is parsed last: at 100k pages it alone takes a core for half a minute (see
+    # `ordered_imap`'s `heavy_last`), and no other page's rows need its entries.
+    todo.sort(key=lambda f: f is log_file)
     entries: list[LogEntry] = []
     entry_index = EntryIndex(entries)
     # The log is parsed when it was read (its problems are reported) or pages need provenance.
@@ -560,10 +565,14 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         page_facts = _page_facts(f, index, finder, entry_index,
                                  entries if f is log_file else [], found)
         if f is log_file:
-            page_facts = page_facts.model_copy(update={"is_log": True})
+            # Without its entries: the reader has them (`_Plan.log_entries`), and a worker
+            # would pickle 100k of them back.
+            page_facts = page_facts.model_copy(update={"is_log": True, "log_entries": ()})
         return page_facts, found
 
-    return _Plan(todo=todo, parse=parse, unchanged=tuple(f.header.key for f in unchanged),
+    return _Plan(todo=todo, parse=parse, log_entries=tuple(entries),
+                 heavy_last=bool(todo) and todo[-1] is log_file,
+                 unchanged=tuple(f.header.key for f in unchanged),
                  deleted=tuple(deleted), stamps=_new_stamps(unchanged, options),
                  problems=problems)
 
@@ -576,12 +585,14 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
     todo = plan.todo
     plan.todo = []
     results = ordered_imap(plan.parse, todo, workers=options.workers, progress=options.progress,
-                           ahead=size)
+                           ahead=size, heavy_last=plan.heavy_last)
     done = 0
     while done < len(todo):
         chunk: list[PageFacts] = []
         with cyclic_gc_paused():
             for page_facts, found in islice(results, size):
+                if page_facts.is_log:
+                    page_facts = page_facts.model_copy(update={"log_entries": plan.log_entries})
                 chunk.append(page_facts)
                 plan.problems.extend(found)
                 todo[done].text = todo[done].front = None

@@ -54,6 +54,33 @@ def test_workers_stay_a_bounded_distance_ahead(tmp_path: Path) -> None:
     assert len(os.listdir(tmp_path)) == len(items)
 
 
+def _heavy_or_waiting(item: tuple[str, int]) -> str:
+    """The last item (heavy) says it started; item 0 waits (up to 10 s) to see that."""
+    folder, number = item
+    flag = Path(folder, "heavy-started")
+    if number == HEAVY:
+        flag.touch()
+        return "heavy"
+    if number == 0:
+        deadline = time.monotonic() + 10
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return "saw heavy start" if flag.exists() else "heavy had not started"
+    return "light"
+
+
+HEAVY = 10 * CHUNK - 1
+
+
+def test_a_heavy_last_item_starts_first_and_comes_last(tmp_path: Path) -> None:
+    """The log (heavy) is worked on from the start, beside the pages, yet comes in its
+    place: last."""
+    items = [(str(tmp_path), n) for n in range(HEAVY + 1)]
+    out = list(ordered_imap(_heavy_or_waiting, items, workers=2, ahead=CHUNK, heavy_last=True))
+    assert out[0] == "saw heavy start" and out[-1] == "heavy"
+    assert out[1:-1] == ["light"] * (HEAVY - 1)
+
+
 # ---- the writer's side (Neo4j) ----------------------------------------------------------------
 
 
