@@ -7,6 +7,7 @@ the job is small, it runs serially: the output is the same either way."""
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 from collections import deque
@@ -51,12 +52,15 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None
 
 def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 ahead: int | None = None, heavy_last: bool = False) -> Iterator[R]:
+                 ahead: int | None = None, heavy_last: bool = False,
+                 nice: int = 0) -> Iterator[R]:
     """`ordered_map` as results come: the caller can use (write) the first results while the
     workers compute the next. With `ahead`, workers stay at most about that many items ahead
     of the caller, so results waiting to be taken stay bounded in memory. With `heavy_last`,
     the last item is known to take long (a vault's log): a worker starts on it first, apart,
-    so that the others, and the caller, need not wait for it until the end."""
+    so that the others, and the caller, need not wait for it until the end. With `nice`, the
+    workers run at that lower CPU priority: a caller that writes what they compute (and the
+    database it writes to) then gets the cores it needs, and the workers the rest."""
     global _job
     count = workers if workers is not None else default_workers(len(items))
     total = len(items)
@@ -70,7 +74,8 @@ def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | Non
     todo = deque((start, min(start + CHUNK, rest)) for start in range(0, rest, CHUNK))
     window = len(todo) if ahead is None else max(2 * count, -(-ahead // CHUNK))
     _job = (fn, items)
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"),
+                               initializer=functools.partial(os.nice, nice) if nice else None)
     try:
         pending: deque[Future[list[R]]] = deque()
         # Submitting forks every worker now (fork start method): they have inherited `_job`.

@@ -64,6 +64,9 @@ MAX_PAGE_BYTES = 8 * 1024 * 1024
 # Pages parsed and written together (see `stream_vault`): enough rows for full write batches,
 # few enough that an ingest holds two chunks' records, not the vault's.
 CHUNK_PAGES = 2000
+# Parse workers run at this lower CPU priority: the writer and Neo4j, which an ingest waits
+# for, get the cores they need, and the workers the rest.
+PARSE_NICE = 10
 # The log is append-only and grows with the vault (one entry per page: 19 MiB at 100k pages).
 MAX_LOG_BYTES = 256 * 1024 * 1024
 LOG_STEM = "log"
@@ -483,7 +486,8 @@ def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
 def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
     """Read a vault into records. Unreadable files become Problems; nothing raises for a bad
     page."""
-    return stream_vault(path, options).snapshot()
+    with cyclic_gc_paused():  # between chunks too: every record is kept (see `gc_pause`)
+        return stream_vault(path, options).snapshot()
 
 
 def stream_vault(path: Path, options: LoadOptions | None = None,
@@ -585,7 +589,7 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
     todo = plan.todo
     plan.todo = []
     results = ordered_imap(plan.parse, todo, workers=options.workers, progress=options.progress,
-                           ahead=size, heavy_last=plan.heavy_last)
+                           ahead=size, heavy_last=plan.heavy_last, nice=PARSE_NICE)
     done = 0
     while done < len(todo):
         chunk: list[PageFacts] = []
