@@ -89,6 +89,8 @@ class NaiveWriter:
             self._relations(f)
         for f in facts:
             self._log(f)
+        for f in facts:  # after every log entry exists (the log page is parsed last)
+            self._folds(f)
         self._claims(facts)
         for f in facts:
             self.run(HASH, key=f.page.key, hash=f.page.content_hash)
@@ -130,11 +132,13 @@ class NaiveWriter:
             self.run(_relation("MENTIONS"), source=m.source, target=m.target, props={
                 "asserted_by": m.source, "line": m.line, "text": m.text, "linked": False})
 
-    def _log(self, f: PageFacts) -> None:
+    def _folds(self, f: PageFacts) -> None:
         if f.fold is not None:
             for i, key in enumerate(f.fold.entries, start=1):
                 self.run(FOLDS, source=f.page.key, target=key,
                          props={"position": i, "asserted_by": f.page.key})
+
+    def _log(self, f: PageFacts) -> None:
         if not f.is_log:
             return
         page = f.page.key

@@ -601,6 +601,8 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
                 plan.problems.extend(found)
                 todo[done].text = todo[done].front = None
                 done += 1
+        if not chunk:
+            return
         yield chunk
 
 
