@@ -587,7 +587,6 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
     jobs run on every core, at most about two chunks ahead of the reader. A file's text is
     let go once its page is parsed."""
     todo = plan.todo
-    plan.todo = []
     results = ordered_imap(plan.parse, todo, workers=options.workers, progress=options.progress,
                            ahead=size, heavy_last=plan.heavy_last, nice=PARSE_NICE)
     done = 0
