@@ -43,19 +43,14 @@ def _run_chunk(bounds: tuple[int, int]) -> list[Any]:
     return [fn(items[i]) for i in range(*bounds)]
 
 
-def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
-                progress: Callable[[int, int], None] | None = None) -> list[R]:
-    """`[fn(x) for x in items]`, spread over `workers` forked processes (default: one per core
-    for large jobs). `fn` must not depend on state it changes: each worker has its own copy."""
-    return list(ordered_imap(fn, items, workers=workers, progress=progress))
-
-
 def ordered_imap(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  ahead: int | None = None, heavy_last: bool = False,
                  nice: int = 0) -> Iterator[R]:
-    """`ordered_map` as results come: the caller can use (write) the first results while the
-    workers compute the next. With `ahead`, workers stay at most about that many items ahead
+    """`fn(x) for x in items`, in order, spread over `workers` forked processes (default: one
+    per core for large jobs), yielded as they come: the caller can use (write) the first
+    results while the workers compute the next. `fn` must not depend on state it changes: each
+    worker has its own copy. With `ahead`, workers stay at most about that many items ahead
     of the caller, so results waiting to be taken stay bounded in memory. With `heavy_last`,
     the last item is known to take long (a vault's log): a worker starts on it first, apart,
     so that the others, and the caller, need not wait for it until the end. With `nice`, the

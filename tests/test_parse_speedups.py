@@ -18,7 +18,7 @@ from loaders.mention_filter import (
     unlinked,
 )
 from loaders.mentions import MentionFinder
-from loaders.parallel import ordered_map
+from loaders.parallel import ordered_imap
 from loaders.vault import clear_caches, load_vault
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
 
@@ -137,14 +137,14 @@ def _square(x: int) -> int:
     return x * x
 
 
-def test_ordered_map_in_processes_equals_the_serial_loop() -> None:
+def test_ordered_imap_in_processes_equals_the_serial_loop() -> None:
     items = list(range(2500))
     seen: list[int] = []
-    parallel = ordered_map(_square, items, workers=2,
-                           progress=lambda done, total: seen.append(done))
+    parallel = list(ordered_imap(_square, items, workers=2,
+                                 progress=lambda done, total: seen.append(done)))
     assert parallel == [x * x for x in items]
     assert seen[-1] == len(items) and seen == sorted(seen)
-    assert ordered_map(_square, items[:3], workers=1) == [0, 1, 4]
+    assert list(ordered_imap(_square, items[:3], workers=1)) == [0, 1, 4]
 
 
 def _fail(x: int) -> int:
@@ -153,9 +153,9 @@ def _fail(x: int) -> int:
     return x
 
 
-def test_ordered_map_raises_what_a_worker_raised() -> None:
+def test_ordered_imap_raises_what_a_worker_raised() -> None:
     with pytest.raises(ValueError, match="bad page"):
-        ordered_map(_fail, list(range(2000)), workers=2)
+        list(ordered_imap(_fail, list(range(2000)), workers=2))
 
 
 def test_has_cjk_is_the_kana_and_kanji_ranges() -> None:
