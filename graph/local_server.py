@@ -315,6 +315,9 @@ def _first_mvn_error(done: subprocess.CompletedProcess[str]) -> str:
 # NEO4J_HOME
 
 
+TX_LOG_RETENTION = "1G size"
+
+
 def render_conf(home: Path, bolt_port: int, pagecache: str = "256m") -> str:
     """neo4j.conf for a loopback-only, password-protected server with everything inside home."""
     bolt = f"{HOST}:{bolt_port}"
@@ -338,6 +341,10 @@ def render_conf(home: Path, bolt_port: int, pagecache: str = "256m") -> str:
         f"server.directories.plugins={home / 'plugins'}",
         f"server.directories.import={home / 'import'}",
         f"server.directories.transaction.logs.root={home / 'data' / 'transactions'}",
+        # The graph is derived from the vault (a lost store is rebuilt by an ingest), so
+        # transaction logs are kept for crash recovery only: Neo4j's default keeps two days of
+        # them, which after a day of 100k-page benchmarks was 60 GB beside a 3.6 GB store.
+        f"db.tx_log.rotation.retention_policy={TX_LOG_RETENTION}",
     ]
     return "\n".join(lines) + "\n"
 

@@ -61,6 +61,13 @@ def test_conf_listens_only_on_loopback(tmp_path: Path) -> None:
             assert Path(value).is_relative_to(tmp_path), key
 
 
+def test_transaction_logs_are_bounded(tmp_path: Path) -> None:
+    """Neo4j's default keeps two days of transaction logs; the derived store needs only recovery."""
+    conf = local_server.render_conf(tmp_path, 7687)
+    settings = dict(line.split("=", 1) for line in conf.splitlines() if "=" in line)
+    assert settings["db.tx_log.rotation.retention_policy"] == "1G size"
+
+
 def test_page_cache_size_is_configurable_and_checked(tmp_path: Path) -> None:
     assert "server.memory.pagecache.size=256m" in local_server.render_conf(tmp_path, 7687)
     assert "server.memory.pagecache.size=2g" in local_server.render_conf(tmp_path, 7687, "2g")
