@@ -11,7 +11,7 @@ changes no match. Text inside links is left out too: a mention never overlaps a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 
 from loaders.links import find_links
@@ -79,11 +79,14 @@ class NameScan:
     """Whether a text holds any of many names, squashed: one dict lookup per character (and one
     per short-name length), far cheaper than tokenizing the text."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], fold: Callable[[str], str] = squash) -> None:
+        """`fold` normalizes names and texts alike (a name occurs when its folded form is a
+        substring of the folded text); idempotent, so folded names may be passed as they are."""
+        self._fold = fold
         self._heads: dict[str, list[str]] = {}
         self._short: set[str] = set()
         for name in names:
-            s = squash(name)
+            s = fold(name)
             if len(s) >= GRAM:
                 self._heads.setdefault(s[:GRAM], []).append(s)
             elif s:
@@ -93,7 +96,7 @@ class NameScan:
     def names_in(self, text: str) -> set[str]:
         """Every squashed name that occurs in the squashed text (see the module docstring:
         a superset of the names a matcher can find there)."""
-        s = squash(text)
+        s = self._fold(text)
         heads, short, lengths = self._heads, self._short, self._short_lengths
         found: set[str] = set()
         for i in range(len(s)):
@@ -106,7 +109,7 @@ class NameScan:
         return found
 
     def any_in(self, text: str) -> bool:
-        s = squash(text)
+        s = self._fold(text)
         heads, short, lengths = self._heads, self._short, self._short_lengths
         for i in range(len(s)):
             found = heads.get(s[i:i + GRAM])

@@ -34,7 +34,7 @@ from loaders.ledger import parse_ledger
 from loaders.links import body_lines
 from loaders.log import parse_log
 from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
-from loaders.mention_filter import NameCandidates, unlinked
+from loaders.mention_filter import NameCandidates, NameScan, unlinked
 from loaders.mentions import MentionFinder
 from loaders.pages import classify, parse_source_name
 from loaders.parallel import ordered_imap
@@ -400,17 +400,22 @@ def _changed_names(files: list[_File], options: LoadOptions) -> set[str]:
 
 
 def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
-    """Pages whose text mentions a name that appeared, vanished or changed its page. Texts of
-    files the header pass skipped are read only when some name changed."""
+    """Of `files` (those not already to be parsed), the pages whose text mentions a name that
+    appeared, vanished or changed its page. Texts of files the header pass skipped are read
+    only when some name changed. One scan per text, whatever the number of changed names
+    (a vault loaded into a graph of another one changes every name)."""
     changed_names = _changed_names(files, options)
     if not changed_names:
         return set()
+    scan = NameScan(changed_names, fold=fold_name)
     out: set[str] = set()
     for f in files:
+        prev = options.previous.get(f.header.key)
+        if prev is None or prev.content_hash != f.digest:
+            continue  # new or edited: parsed anyway
         text = _text(f)
-        folded = fold_name(text) if text is not None else None
         # A file that cannot be read now is re-read (and its problem reported) by the parse.
-        if folded is None or any(n in folded for n in changed_names):
+        if text is None or scan.any_in(text):
             out.add(f.header.key)
     return out
 
@@ -535,7 +540,8 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     headers = tuple(f.header for f in pages)
     index, candidates = _name_index(headers)
 
-    affected = _affected_by_names(files, options) if options.previous else set()
+    affected = _affected_by_names(files, options) \
+        if options.previous and not options.force else set()
     todo: list[_File] = []
     unchanged: list[_File] = []
     for f in files:

@@ -12,7 +12,7 @@ import pytest
 from graph.ingest import ingest
 from tests import db as test_db
 from tests.graph_dump import diff, dump
-from tests.vaults import SHARED_EXAMPLE, S
+from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE, S
 
 pytestmark = pytest.mark.integration
 
@@ -23,6 +23,12 @@ def _clean_equivalent(driver: neo4j.Driver, database: str, vault: Path) -> None:
     test_db.wipe(driver, database)
     ingest(driver, database, vault)
     assert diff(incremental, dump(driver, database)) == []
+
+
+def _page_keys(driver: neo4j.Driver, database: str) -> set[str]:
+    records, _, _ = driver.execute_query("MATCH (p:Page) WHERE p.path IS NOT NULL "
+                                         "RETURN p.key AS key", database_=database)
+    return {r["key"] for r in records}
 
 
 def test_add_then_remove_a_lineage_line_then_delete_a_page(
@@ -79,4 +85,21 @@ def test_facts_of_other_pages_survive_an_edit(clean_db: neo4j.Driver, neo4j_data
         "MATCH ()-[r:BUILDS_ON {mechanism: 'arrow'}]->() RETURN count(r) AS n",
         database_=neo4j_database)
     assert arrows[0]["n"] == 8
+    _clean_equivalent(clean_db, neo4j_database, vault)
+
+
+def test_a_vault_ingested_over_another_equals_its_clean_ingest(
+        clean_db: neo4j.Driver, neo4j_database: str, tmp_path: Path) -> None:
+    """Every name changes (pages vanish, others appear): the pages of the new vault are read
+    once each, the old ones removed, and nothing of the first vault is left."""
+    vault = tmp_path / "vault"
+    shutil.copytree(ENGLISH_LAB, vault)
+    ingest(clean_db, neo4j_database, vault)
+    before = _page_keys(clean_db, neo4j_database)
+    shutil.rmtree(vault)
+    shutil.copytree(SHARED_EXAMPLE, vault)
+    report = ingest(clean_db, neo4j_database, vault)
+    after = _page_keys(clean_db, neo4j_database)
+    assert report.deleted == len(before - after) > 40
+    assert report.unchanged == 0 and report.parsed >= report.pages
     _clean_equivalent(clean_db, neo4j_database, vault)

@@ -19,6 +19,7 @@ from loaders.mention_filter import (
 )
 from loaders.mentions import MentionFinder
 from loaders.parallel import ordered_imap
+from loaders.text import fold_name
 from loaders.vault import clear_caches, load_vault
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
 
@@ -79,6 +80,21 @@ def test_name_candidates_agree_with_plain_substring_search() -> None:
             hay = "\x00".join(squash(t) for t in texts)
             expected = [(n, k) for n, k in names if squash(n) and squash(n) in hay]
             assert candidates.possible(texts) == expected
+
+
+def test_name_scan_with_fold_name_agrees_with_plain_substring_search() -> None:
+    """The re-ingest's test for pages a changed name may affect: one scan per text gives the
+    answer of testing each folded name against the folded text (widths, case, ß, spaces)."""
+    rng = random.Random(11)
+    alphabet = "abAＢß ssΣς推論ｷｬｯｼｭキャッシュ\t"
+    for _ in range(300):
+        names = {fold_name("".join(rng.choice(alphabet) for _ in range(rng.randint(2, 6))))
+                 for _ in range(rng.randint(1, 20))}
+        names = {n for n in names if len(n) >= 2}
+        scan = NameScan(names, fold=fold_name)
+        for _ in range(5):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            assert scan.any_in(text) == any(n in fold_name(text) for n in names), (names, text)
 
 
 def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -> None:

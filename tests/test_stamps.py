@@ -226,6 +226,20 @@ def test_a_new_name_reads_the_texts_that_may_mention_it(vault: Path, reads: list
     assert [f.page.key for f in snapshot.facts] == ["Brand New Concept"]
 
 
+def test_a_new_name_reparses_exactly_the_unchanged_pages_that_mention_it(vault: Path) -> None:
+    """The mention is unlinked and written in another width and case than the new title."""
+    page = vault / "wiki" / "sources" / f"{S['Ray']}.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nＺＥＰＨＹＲ  scheduling.\n",
+                    encoding="utf-8")
+    _age(vault)
+    previous = _previous(vault)
+    (vault / "wiki" / "concepts" / "Zephyr Scheduling.md").write_text("# Zephyr\n",
+                                                                      encoding="utf-8")
+    snapshot = load_vault(vault, LoadOptions(previous=previous, workers=1))
+    assert sorted(f.page.key for f in snapshot.facts) == sorted(
+        ["Zephyr Scheduling", S["Ray"]])
+
+
 def test_the_log_parse_is_reused_while_log_and_names_are_unchanged(
         vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
