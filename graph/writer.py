@@ -401,7 +401,7 @@ def claim_rows(facts: Iterable[PageFacts]) -> list[dict[str, Any]]:
         "id": c.id, "text": c.text, "origin": c.origin, "page": c.page, "line": c.line,
         "subject": c.subject, "metric": c.metric, "value": c.value, "unit": c.unit,
         "qualifiers": list(c.qualifiers), "assessment": c.assessment, "pages": list(c.pages),
-        "introduced_by": c.introduced_by, "asserted_by": f.page.key}}
+        "introduced_by": c.introduced_by, "known": c.known, "asserted_by": f.page.key}}
         for f in facts for c in f.claims]
 
 
@@ -411,4 +411,4 @@ def contradiction_row(c: ContradictionRecord, asserted_by: str | None) -> dict[s
                 "id": c.id, "kind": c.kind, "status": c.status, "origin": c.origin,
                 "summary": c.summary, "page": c.page, "line": c.line, "subject": c.subject,
                 "pages": list(c.pages), "claims": list(c.claims), "evidence": list(c.evidence),
-                "introduced_by": c.introduced_by, "asserted_by": asserted_by}}
+                "introduced_by": c.introduced_by, "known": c.known, "asserted_by": asserted_by}}

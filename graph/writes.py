@@ -122,7 +122,7 @@ UPSERT_CONTRADICTIONS = (
 NUMERIC_CLAIMS = (
     "MATCH (c:Claim {origin: 'numeric'}) RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
-    "coalesce(c.qualifiers, []) AS qualifiers")
+    "coalesce(c.qualifiers, []) AS qualifiers, toString(c.known) AS known")
 # Incremental derivation (small changes): only the subjects whose numeric claims changed.
 NUMERIC_SUBJECTS_OF = (
     "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
@@ -151,7 +151,7 @@ NUMERIC_CLAIMS_OF = (
     "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
     "RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
-    "coalesce(c.qualifiers, []) AS qualifiers")
+    "coalesce(c.qualifiers, []) AS qualifiers, toString(c.known) AS known")
 _DETECTED_STATE: LiteralString = (  # what is stored, and whether its relationships all are
     "RETURN x.id AS id, properties(x) AS props, "
     "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "

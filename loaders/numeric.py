@@ -7,6 +7,7 @@ subjects are the known pages a sentence links or names."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -172,8 +173,9 @@ def _subjects_for(statement: NumericStatement, subjects: Sequence[tuple[int, str
 
 
 def numeric_claims(page: str, line: int, text: str, subjects: Sequence[tuple[int, str]],
-                   fallback: str | None) -> list[ClaimRecord]:
-    """One claim per numeric statement in the line and subject named in its sentence."""
+                   fallback: str | None, known: dt.date | None = None) -> list[ClaimRecord]:
+    """One claim per numeric statement in the line and subject named in its sentence, known
+    since `known` (see `ClaimRecord.known`)."""
     claims: list[ClaimRecord] = []
     for statement in statements_in(text, line):
         if statement.bounded == "lower":
@@ -185,7 +187,7 @@ def numeric_claims(page: str, line: int, text: str, subjects: Sequence[tuple[int
                 text=statement.original or statement.text, origin="numeric", page=page,
                 line=line, subject=subject,
                 metric=statement.metric, value=statement.value, unit=statement.unit,
-                qualifiers=quals))
+                qualifiers=quals, known=known))
     return claims
 
 
@@ -261,5 +263,19 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
             id=f"detected:{subject}:{metric}:{unit}", kind="detected", status="open",
             origin="numeric", subject=subject, summary=f"{subject}: {metric} stated as {shown}",
             page=None, line=None, claims=tuple(c.id for c in ordered), pages=tuple(pages),
-            evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered))))
+            evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)),
+            known=conflict_known(members)))
     return found
+
+
+def conflict_known(claims: Iterable[ClaimRecord]) -> dt.date | None:
+    """The day every disagreeing value was on record: the latest of each value's earliest
+    known statement (None when some value has none)."""
+    earliest: dict[float | None, dt.date | None] = {}
+    for claim in claims:
+        seen = earliest.get(claim.value)
+        if claim.value not in earliest or (
+                claim.known is not None and (seen is None or claim.known < seen)):
+            earliest[claim.value] = claim.known
+    dates = [d for d in earliest.values() if d is not None]
+    return max(dates) if dates and len(dates) == len(earliest) else None

@@ -185,6 +185,7 @@ def mentions_and_numbers(page: Page, body: list[BodyLine], finder: MentionFinder
     mentions: list[Mention] = []
     claims: list[ClaimRecord] = []
     fallback = page.key if page.kind in SUBJECT_KINDS else None
+    known = page.updated or page.created
     for line in body:
         stripped = line.text.strip()
         if not stripped or stripped.startswith("#") or stripped.startswith("|---"):
@@ -199,5 +200,6 @@ def mentions_and_numbers(page: Page, body: list[BodyLine], finder: MentionFinder
             subjects += [(line.text.find(m.text), m.target) for m in found
                          if index.kind(m.target) in SUBJECT_KINDS]
             subjects.sort()
-            claims.extend(numeric_claims(page.key, line.number, line.text, subjects, fallback))
+            claims.extend(numeric_claims(page.key, line.number, line.text, subjects, fallback,
+                                         known))
     return mentions, claims

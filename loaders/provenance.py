@@ -97,5 +97,6 @@ def claims_introduced(claims: list[ClaimRecord], entries: EntryIndex) -> list[Cl
         entry = next((e for e in reversed(entries.entries) if claim.id in e.text), None)
         if entry is None and claim.page:
             entry = entries.creator(claim.page)
-        out.append(claim.model_copy(update={"introduced_by": entry.key if entry else None}))
+        out.append(claim.model_copy(update={"introduced_by": entry.key if entry else None,
+                                            "known": entry.date if entry else None}))
     return out

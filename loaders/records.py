@@ -189,6 +189,10 @@ class ClaimRecord(Record):
     assessment: str | None = None
     pages: tuple[str, ...] = ()
     introduced_by: str | None = None
+    # When the vault first had it on record, as far as its own page tells: its introducing log
+    # entry's date, else that of the log entry whose lines hold it, else its page's updated or
+    # created date. Folds date conflicts by it; stored so that they need not look it up.
+    known: dt.date | None = None
 
 
 class ContradictionRecord(Record):
@@ -206,6 +210,9 @@ class ContradictionRecord(Record):
     evidence: tuple[str, ...] = ()
     introduced_by: str | None = None
     subject: str | None = None
+    # Of a conflict between claims: the day the last of its disagreeing values was on record
+    # (each value known from its earliest statement); None when one value has no known date.
+    known: dt.date | None = None
 
 
 class Mention(Record):

@@ -14,11 +14,13 @@ read (a second same-size write in the same timestamp tick would be missed, as "r
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 import posixpath
 import re
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -707,17 +709,22 @@ def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
 def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
                 claims: list[ClaimRecord]) -> list[ClaimRecord]:
     """Numeric claims in the log: a line without a subject of its own is about its entry's
-    summary page."""
+    summary page. Each is known since the entry whose lines hold it."""
     from loaders.numeric import numeric_claims
 
     by_line: dict[int, LogEntry] = {}
     for entry in entries:
         for bullet in entry.bullets:
             by_line[bullet.line] = entry
-    out: list[ClaimRecord] = []
     texts = {b.number: b.text for b in body}
-    for claim in claims:
-        out.append(claim)
+    starts = sorted((e.line, e.date) for e in entries)
+    lines = [line for line, _ in starts]
+
+    def known(line: int | None) -> dt.date | None:
+        at = bisect_right(lines, line) - 1 if line is not None else -1
+        return starts[at][1] if at >= 0 else None
+
+    out = [c.model_copy(update={"known": known(c.line) or c.known}) for c in claims]
     seen_lines = {c.line for c in claims}
     for line_no, entry in by_line.items():
         if line_no in seen_lines:
@@ -725,7 +732,8 @@ def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
         summary = next((t.page for t in entry.touches if t.role.value == "summary" and t.page),
                        None)
         if summary:
-            out.extend(numeric_claims(page.key, line_no, texts.get(line_no, ""), [], summary))
+            out.extend(numeric_claims(page.key, line_no, texts.get(line_no, ""), [], summary,
+                                      known(line_no) or page.updated or page.created))
     return out
 
 

@@ -182,6 +182,8 @@ def contradiction_date(x: ContradictionFacts) -> tuple[dt.date | None, str]:
     date its page was last updated (the text we hold is the text as of that date)."""
     if x.introduced is not None:
         return x.introduced, "introduced_by"
+    if x.known is not None:
+        return x.known, "claims"
     if x.claims:
         groups: dict[float | None, list[dt.date]] = {}
         for claim in x.claims:

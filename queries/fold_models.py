@@ -84,8 +84,9 @@ class ContradictionFacts(Frozen):
     pages: tuple[str, ...] = ()
     introduced_by: str | None = None
     introduced: dt.date | None = None
+    known: dt.date | None = None  # of a conflict of claims, stored at ingest
     page_updated: dt.date | None = None
-    claims: tuple[ClaimFacts, ...] = ()
+    claims: tuple[ClaimFacts, ...] = ()  # read only when neither date above is there
 
 
 # ---- the digest --------------------------------------------------------------------------------
