@@ -34,6 +34,9 @@ class ClaimSource(Protocol):
     def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
         """Every numeric claim about these subjects."""
 
+    def count_of(self, subjects: set[str]) -> int:
+        """How many numeric claims are about these subjects (without reading them)."""
+
     def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
         """Subjects with claims at every point of at least one of the signatures."""
 
@@ -51,13 +54,15 @@ class ConflictScope:
 
 def conflict_scope(changed: set[str], source: ClaimSource, limit: int) -> ConflictScope | None:
     """The scope for an edit whose numeric claims touch `changed`; None when more than
-    `limit` subjects would be read (then deriving everything again is as cheap)."""
+    `limit` claims would be read (then deriving everything again is as cheap). Claims, not
+    subjects: a popular concept is co-stated with hundreds of subjects that each hold a few
+    claims, and reading those is still far cheaper than reading every claim."""
     subjects = changed | source.co_stated(changed)
-    if len(subjects) > limit:
+    if source.count_of(subjects) > limit:
         return None
     claims = source.claims_of(subjects)
     context = source.holders(conflict_signatures(claims)) - subjects
-    if len(subjects) + len(context) > limit:
+    if context and len(claims) + source.count_of(context) > limit:
         return None
     if context:
         claims = claims + source.claims_of(context)

@@ -27,9 +27,10 @@ from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
 from loaders.stream import VaultStream
 
 BATCH = 5000
-# Up to this many subjects, numeric conflicts are re-derived for those subjects only, in one
-# transaction; beyond it (a first ingest, a big change) for the whole graph.
-INCREMENTAL_SUBJECTS = 500
+# Up to this many numeric claims to read, conflicts are re-derived for the subjects an edit
+# reaches only, in one transaction; beyond it (a first ingest, a big change) for the whole graph,
+# which reads every numeric claim once (~200k at 100k pages, 12 s) instead of by subject.
+INCREMENTAL_CLAIMS = 50_000
 
 
 @dataclass
@@ -260,7 +261,7 @@ class GraphWriter:
         is re-derived."""
         subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
         if subjects:
-            scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_SUBJECTS)
+            scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_CLAIMS)
             if scope is None:
                 self._derive_all([ClaimRecord(origin="numeric", **r)
                                   for r in self.read(w.NUMERIC_CLAIMS)])
@@ -325,6 +326,9 @@ class GraphClaims:
     def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
         return [ClaimRecord(origin="numeric", **r) for r in self.writer.read(
             w.NUMERIC_CLAIMS_OF, subjects=sorted(subjects))]
+
+    def count_of(self, subjects: set[str]) -> int:
+        return int(self.writer.read(w.NUMERIC_COUNT_OF, subjects=sorted(subjects))[0]["n"])
 
     def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
         if not signatures:

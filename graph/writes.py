@@ -152,6 +152,9 @@ NUMERIC_CLAIMS_OF = (
     "RETURN c.id AS id, c.text AS text, c.page AS page, "
     "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers, toString(c.known) AS known")
+NUMERIC_COUNT_OF = (
+    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
+    "RETURN count(c) AS n")
 _DETECTED_STATE: LiteralString = (  # what is stored, and whether its relationships all are
     "RETURN x.id AS id, properties(x) AS props, "
     "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "

@@ -28,6 +28,9 @@ class ClaimList:
     def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
         return [c for c in self.claims if c.subject in subjects]
 
+    def count_of(self, subjects: set[str]) -> int:
+        return len(self.claims_of(subjects))
+
     def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
         at: dict[str, set[Point]] = {}
         for c in self.claims:
@@ -81,7 +84,7 @@ def edits(seed: int) -> Iterable[tuple[list[ClaimRecord], list[ClaimRecord], set
 def test_the_scope_re_derives_what_a_whole_derivation_would() -> None:
     checked = 0
     for before, after, changed in edits(seed=11):
-        scope = conflict_scope(changed, ClaimList(after), limit=len(SUBJECTS))
+        scope = conflict_scope(changed, ClaimList(after), limit=len(after))
         assert scope is not None and changed <= scope.subjects
         whole_before, whole_after = detect_conflicts(before), detect_conflicts(after)
         local = [c for c in detect_conflicts(scope.claims) if scope.keeps(c.subject)]
@@ -112,6 +115,7 @@ def test_one_hop_not_the_closure() -> None:
     chain = [claim("a", "s0", 2), claim("a", "s1", 2), claim("b", "s1", 3),
              claim("b", "s2", 3), claim("c", "s2", 4), claim("c", "s3", 4),
              claim("edited", "s0", 5)]
-    scope = conflict_scope({"s0"}, ClaimList(chain), limit=10)
+    scope = conflict_scope({"s0"}, ClaimList(chain), limit=4)
     assert scope is not None and scope.subjects == {"s0", "s1"}
-    assert conflict_scope({"s0"}, ClaimList(chain), limit=1) is None
+    assert len(scope.claims) == 4  # s0's two, s1's two
+    assert conflict_scope({"s0"}, ClaimList(chain), limit=3) is None  # bounded by claims

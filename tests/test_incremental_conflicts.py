@@ -53,7 +53,7 @@ def test_correcting_and_restoring_a_conflicting_figure(
     overview.write_text(text.replace("TTFT を最大 2 倍削減", "TTFT を最大 1.75 倍削減"),
                         encoding="utf-8")
     # Force the incremental path (one transaction for the touched subjects only).
-    monkeypatch.setattr(graph_writer, "INCREMENTAL_SUBJECTS", 50)
+    monkeypatch.setattr(graph_writer, "INCREMENTAL_CLAIMS", 10**6)
     report = ingest(clean_db, neo4j_database, vault)
     assert report.parsed == 1
     after = _detected(clean_db, neo4j_database)
@@ -83,7 +83,7 @@ def test_a_conflict_left_behind_by_a_dead_run_is_repaired(
     overview = vault / "wiki" / "overview.md"
     overview.write_text(overview.read_text(encoding="utf-8").replace(
         "TTFT を最大 2 倍削減", "TTFT を大きく削減"), encoding="utf-8")
-    monkeypatch.setattr(graph_writer, "INCREMENTAL_SUBJECTS", 50)
+    monkeypatch.setattr(graph_writer, "INCREMENTAL_CLAIMS", 10**6)
     ingest(clean_db, neo4j_database, vault)
     assert not any(x["subject"] == "Mooncake" for x in _detected(clean_db, neo4j_database))
     _same_as_clean(clean_db, neo4j_database, vault)
