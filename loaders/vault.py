@@ -76,6 +76,10 @@ KINDS = frozenset(k.value for k in PageKind)
 # A file modified this recently (ns) before the read gets no stamp: a write in the same tick
 # (filesystem timestamp granularity is up to 2 s) would leave mtime and size unchanged.
 RACY_NS = 2_000_000_000
+# Part of every page's stored hash. Bump it when the same bytes yield other records (a new
+# field such as `Claim.known`, a parser fix): a graph written before then has each page parsed
+# again once, instead of keeping records this code would not produce.
+RECORDS_VERSION = "r2"
 SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
 LEDGER_NAME = "claim-ledger.json"
 VENUE_YEAR = re.compile(r"[\s'’]*(?:19|20)\d{2}$")
@@ -237,7 +241,8 @@ def _read(root: Path, rel: str, full: str, problems: list[Problem],
                                 message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
                                         f"{limit // (1024 * 1024)} MiB limit; skipped"))
         return None
-    if known is not None and known.content_hash and known.mtime_ns and \
+    if known is not None and known.mtime_ns and \
+            known.content_hash.startswith(f"{RECORDS_VERSION}:") and \
             (known.mtime_ns, known.size) == (stat.st_mtime_ns, stat.st_size) and \
             known.kind in KINDS:
         return _File(rel, None, known.content_hash, stat.st_mtime_ns, stat.st_size, None,
@@ -269,7 +274,7 @@ def _parse_header(rel: str, full: str, mtime_ns: int, size: int,
         return None
     if not text.strip():
         problems.append(Problem(path=rel, message="empty file; loaded as an empty page"))
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = f"{RECORDS_VERSION}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
     stem = posixpath.splitext(posixpath.basename(rel))[0]
     if rel.endswith(".json"):
         front = Frontmatter(lines=text.split("\n"))

@@ -89,6 +89,20 @@ def test_force_reads_every_file(clean_db: neo4j.Driver, neo4j_database: str, vau
     assert report.parsed == first.parsed
 
 
+def test_a_new_records_version_parses_every_page_once(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A graph written by an older vaultkg (other records for the same bytes) is re-parsed
+    page by page, stamps notwithstanding, and then left alone again."""
+    first = ingest(clean_db, neo4j_database, vault)
+    monkeypatch.setattr(lv, "RECORDS_VERSION", "r-next")
+    upgraded = ingest(clean_db, neo4j_database, vault)
+    assert upgraded.unchanged == 0 and upgraded.parsed == first.parsed
+    again = ingest(clean_db, neo4j_database, vault)
+    assert again.parsed == 0 and not again.changed
+    _clean_equivalent(clean_db, neo4j_database, vault)
+
+
 def test_edit_reads_the_page_and_the_log_only(clean_db: neo4j.Driver, neo4j_database: str,
                                               vault: Path, reads: list[str]) -> None:
     ingest(clean_db, neo4j_database, vault)
