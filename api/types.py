@@ -452,6 +452,10 @@ class Claim(Node):
     page_key: str | None
     subject_key: str | None
     introduced_by_key: str | None
+    known: dt.date | None = strawberry.field(description=(
+        "Since when the vault has it on record: its introducing log entry's date, else that "
+        "of the log entry holding its line, else (numeric claims) its page's updated or "
+        "created date."))
 
     @described("The page the claim is stated in.")
     async def page(self, info: Ctx) -> Page | None:
@@ -471,7 +475,7 @@ def claim(rec: cq.ClaimRecord) -> Claim:
                  origin=rec.origin, line=rec.line, metric=rec.metric, value=rec.value,
                  unit=rec.unit, qualifiers=rec.qualifiers, assessment=rec.assessment,
                  page_key=rec.page, subject_key=rec.subject,
-                 introduced_by_key=rec.introduced_by)
+                 introduced_by_key=rec.introduced_by, known=rec.known)
 
 
 @strawberry.type(description="One evidence line: `source` is a page key or a vault path.")
@@ -508,6 +512,9 @@ class Contradiction(Node):
     line: int | None
     marked: bool | None = strawberry.field(
         description="Detected ones: an explicit contradiction shares the subject.")
+    known: dt.date | None = strawberry.field(description=(
+        "Detected ones: the day every disagreeing value was on record (each value from its "
+        "earliest statement)."))
     evidence: list[Evidence]
     page_key: str | None
     subject_key: str | None
@@ -548,7 +555,7 @@ def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
         id=global_id("Contradiction", rec.id), contradiction_id=rec.id,
         kind=ContradictionKind(rec.kind), status=ContradictionStatus(rec.status),
         found_by=rec.origin, summary=rec.summary, line=rec.line, marked=rec.marked,
-        fetched_claims=rec.claims,
+        known=rec.known, fetched_claims=rec.claims,
         evidence=[Evidence(source=e.page, line=e.line, text=e.text) for e in rec.evidence],
         page_key=rec.page, subject_key=rec.subject, page_keys=rec.pages,
         introduced_by_key=rec.introduced_by)

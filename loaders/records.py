@@ -189,9 +189,9 @@ class ClaimRecord(Record):
     assessment: str | None = None
     pages: tuple[str, ...] = ()
     introduced_by: str | None = None
-    # When the vault first had it on record, as far as its own page tells: its introducing log
-    # entry's date, else that of the log entry whose lines hold it, else its page's updated or
-    # created date. Folds date conflicts by it; stored so that they need not look it up.
+    # When the vault first had it on record: its introducing log entry's date, else that of the
+    # log entry whose lines hold it, else (numeric claims) its page's updated or created date.
+    # Folds date conflicts by it; stored so that they need not look it up.
     known: dt.date | None = None
 
 

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
-from queries.common import Row, folded, name_term, pages_named
+from queries.common import NeoDate, Row, folded, name_term, pages_named
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 STATUSES = ("open", "resolved")
@@ -33,6 +33,7 @@ class ClaimRecord(Row):
     assessment: str | None = None
     pages: list[str] = Field(default_factory=list)
     introduced_by: str | None = None
+    known: NeoDate = None
 
 
 class EvidenceLine(Row):
@@ -62,6 +63,7 @@ class ContradictionRecord(Row):
     pages: list[str] = Field(default_factory=list)
     evidence: list[EvidenceLine] = Field(default_factory=list)
     introduced_by: str | None = None
+    known: NeoDate = None
     marked: bool | None = None
     # None: not fetched (lists fetch claims only when asked; a hub subject's 20 contradictions
     # can involve hundreds of claims).

@@ -195,10 +195,10 @@ def test_search_treats_text_as_words_not_syntax(api: Api) -> None:
     assert hits[0]["page"]["key"] == S["GPipe"]
 
 
-CONTRADICTION_FIELDS = """contradictionId kind status foundBy summary marked line
+CONTRADICTION_FIELDS = """contradictionId kind status foundBy summary marked line known
   subject { key } page { key } pages { key } introducedBy { key }
   evidence { source line text page { key } }
-  claims { claimId value unit metric text page { key } line assessment }"""
+  claims { claimId value unit metric text page { key } line assessment known }"""
 
 
 def test_open_contradictions_with_evidence(api: Api) -> None:
@@ -211,6 +211,12 @@ def test_open_contradictions_with_evidence(api: Api) -> None:
     assert detected["kind"] == "DETECTED" and detected["marked"] is False
     assert {c["value"] for c in detected["claims"]} == {1.75, 2.0}
     assert {c["metric"] for c in detected["claims"]} == {"ttft"}
+    # Dated since both figures were on record: each value from its earliest statement.
+    known: dict[float, list[str]] = {}
+    for c in detected["claims"]:
+        known.setdefault(c["value"], []).append(c["known"])
+    assert all(all(dates) for dates in known.values())
+    assert detected["known"] == max(min(dates) for dates in known.values())
     overview = [e for e in detected["evidence"] if e["source"] == "overview"]
     assert overview and overview[0]["line"] == 31 and "2 倍" in overview[0]["text"]
     assert overview[0]["page"]["key"] == "overview"
