@@ -94,8 +94,8 @@ class NameScan:
         self._short_lengths = sorted({len(s) for s in self._short})
 
     def names_in(self, text: str) -> set[str]:
-        """Every squashed name that occurs in the squashed text (see the module docstring:
-        a superset of the names a matcher can find there)."""
+        """Every folded name that occurs in the folded text (with `squash`, see the module
+        docstring: a superset of the names a matcher can find there)."""
         s = self._fold(text)
         heads, short, lengths = self._heads, self._short, self._short_lengths
         found: set[str] = set()

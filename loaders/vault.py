@@ -407,10 +407,10 @@ def _changed_names(files: list[_File], options: LoadOptions) -> set[str]:
 
 
 def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
-    """Of `files` (those not already to be parsed), the pages whose text mentions a name that
-    appeared, vanished or changed its page. Texts of files the header pass skipped are read
-    only when some name changed. One scan per text, whatever the number of changed names
-    (a vault loaded into a graph of another one changes every name)."""
+    """Unchanged pages whose text mentions a name that appeared, vanished or changed its page
+    (new and edited pages are parsed anyway). Texts of files the header pass skipped are read
+    only when some name changed. One scan per text, whatever the number of changed names (a
+    vault loaded into a graph of another one changes every name)."""
     changed_names = _changed_names(files, options)
     if not changed_names:
         return set()
