@@ -417,14 +417,19 @@ def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
     scan = NameScan(changed_names, fold=fold_name)
     out: set[str] = set()
     for f in files:
-        prev = options.previous.get(f.header.key)
-        if prev is None or prev.content_hash != f.digest:
-            continue  # new or edited: parsed anyway
+        if _new_or_edited(f, options):
+            continue  # parsed anyway
         text = _text(f)
         # A file that cannot be read now is re-read (and its problem reported) by the parse.
         if text is None or scan.any_in(text):
             out.add(f.header.key)
     return out
+
+
+def _new_or_edited(f: _File, options: LoadOptions) -> bool:
+    """The graph has no page of this key, or not of these bytes (and records version)."""
+    prev = options.previous.get(f.header.key)
+    return prev is None or prev.content_hash != f.digest
 
 
 class _StaleStamp(Exception):
@@ -552,9 +557,7 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     todo: list[_File] = []
     unchanged: list[_File] = []
     for f in files:
-        prev = options.previous.get(f.header.key)
-        if options.force or prev is None or prev.content_hash != f.digest or \
-                f.header.key in affected:
+        if options.force or _new_or_edited(f, options) or f.header.key in affected:
             todo.append(f)
         else:
             unchanged.append(f)
@@ -738,7 +741,7 @@ def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
                        None)
         if summary:
             out.extend(numeric_claims(page.key, line_no, texts.get(line_no, ""), [], summary,
-                                      known(line_no) or page.updated or page.created))
+                                      entry.date))
     return out
 
 
