@@ -11,6 +11,7 @@ from api.auth import confined_path
 from api.decorators import write_field
 from api.types import Ctx
 from graph.ingest import ingest
+from loaders.gc_pause import keep_long_lived
 
 
 @strawberry.type(description="What an ingest run did and what the graph now holds.")
@@ -40,6 +41,7 @@ class Mutation:
         graph = info.context.graph
         report = await asyncio.to_thread(
             lambda: ingest(graph.driver, graph.database, folder, force=force))
+        keep_long_lived()
         return IngestResult(
             vault=report.vault, pages=report.pages, links=report.links,
             dangling=report.dangling, log_entries=report.log_entries, nodes=report.nodes,

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from graph.ingest import IngestReport, ingest
 from loaders.errors import VaultkgError
+from loaders.gc_pause import keep_long_lived
 from loaders.vault import LEDGER_NAME, SKIP_DIRS, vault_root
 
 ChangeKind = Literal["added", "modified", "deleted"]
@@ -107,6 +108,7 @@ def watch_vault(driver: neo4j.Driver, database: str, vault: Path,
             continue
         try:
             report = ingest(driver, database, vault)
+            keep_long_lived()
         except VaultkgError as exc:
             if not started or on_error is None:
                 raise

@@ -22,14 +22,14 @@ from graph import writes as w
 from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
-from loaders.numeric import Point, detect_conflicts
+from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
 from loaders.stream import VaultStream
 
 BATCH = 5000
-# Up to this many numeric claims to read, conflicts are re-derived for the subjects an edit
+# Up to this many numeric claims to read, conflicts are re-derived for the groups an edit
 # reaches only, in one transaction; beyond it (a first ingest, a big change) for the whole graph,
-# which reads every numeric claim once (332k at 100k pages: 12 s) instead of by subject.
+# which reads every numeric claim once (332k at 100k pages: 12 s) instead of by group.
 INCREMENTAL_CLAIMS = 50_000
 
 
@@ -99,14 +99,14 @@ class GraphWriter:
         not the vault's."""
         changed = list(load.todo)
         gone = list(load.deleted)
-        subjects: set[str] = set()
+        groups: set[Group] = set()
         # Only pages the graph already has can have facts to remove (none on a first ingest).
         existing = self._existing(changed + gone) if changed or gone else []
         # When this write rewrites every page the graph has, no numeric claim survives from
         # before it: conflicts can be derived from the load, without reading claims back.
         whole = len(existing) == self._page_count()
         if existing:
-            subjects = set() if whole else self._numeric_subjects(existing)
+            groups = set() if whole else self._numeric_groups(existing)
             self._remove_facts(existing)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
@@ -126,11 +126,11 @@ class GraphWriter:
         self.batched(w.UPSERT_CONTRADICTIONS, later.contradictions)
         if changed or gone:
             self.run(w.DELETE_ORPHANS)
-            subjects.update(later.subjects)
+            groups.update(later.groups)
             if whole:
                 self._derive_all(list(later.numeric.values()))
             else:
-                self._derive_detected(subjects)
+                self._derive_detected(groups)
         self.batched(w.SET_HASHES, later.hashes)
         self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
                                     for st in load.stamps])
@@ -246,30 +246,31 @@ class GraphWriter:
     def _page_count(self) -> int:
         return int(self.read(w.PAGE_COUNT)[0]["n"])
 
-    def _numeric_subjects(self, keys: list[str]) -> set[str]:
-        """Subjects of the numeric claims these pages state now (before their removal)."""
-        out: set[str] = set()
+    def _numeric_groups(self, keys: list[str]) -> set[Group]:
+        """Groups of the numeric claims these pages state now (before their removal)."""
+        out: set[Group] = set()
         for start in range(0, len(keys), self.batch_size):
-            out.update(r["subject"] for r in self.read(
-                w.NUMERIC_SUBJECTS_OF, keys=keys[start:start + self.batch_size]))
+            out.update((r["subject"], r["metric"], r["unit"]) for r in self.read(
+                w.NUMERIC_GROUPS_OF, keys=keys[start:start + self.batch_size]))
         return out
 
-    def _derive_detected(self, subjects: set[str]) -> None:
-        """Numeric conflicts from numeric claims. Only the conflicts of `subjects` (plus any a
-        dead run left without a claim) and of the subjects co-stated with them can change
+    def _derive_detected(self, groups: set[Group]) -> None:
+        """Numeric conflicts from numeric claims. Only the conflicts of `groups` (plus any a
+        dead run left without a claim) and of the groups co-stated with them can change
         (`graph.conflict_scope`); they are re-derived alone, atomically. Too many: everything
         is re-derived."""
-        subjects = subjects | {r["subject"] for r in self.read(w.DIRTY_DETECTED_SUBJECTS)}
-        if subjects:
-            scope = conflict_scope(subjects, GraphClaims(self), INCREMENTAL_CLAIMS)
+        groups = groups | {g for r in self.read(w.DIRTY_DETECTED)
+                           if (g := conflict_group(r["id"])) is not None}
+        if groups:
+            scope = conflict_scope(groups, GraphClaims(self), INCREMENTAL_CLAIMS)
             if scope is None:
                 self._derive_all([ClaimRecord(origin="numeric", **r)
                                   for r in self.read(w.NUMERIC_CLAIMS)])
                 return
             self._replace_detected(
                 [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
-                 if scope.keeps(c.subject)],
-                self.read(w.DETECTED_OF, subjects=sorted(scope.subjects)))
+                 if scope.keeps(c)],
+                self.read(w.DETECTED_OF, ids=scope.ids))
         self.run(w.MARK_DETECTED)
 
     def _derive_all(self, claims: list[ClaimRecord]) -> None:
@@ -319,24 +320,31 @@ class GraphClaims:
     def __init__(self, writer: GraphWriter) -> None:
         self.writer = writer
 
-    def co_stated(self, subjects: set[str]) -> set[str]:
-        return {r["subject"] for r in self.writer.read(
-            w.CO_STATED_SUBJECTS, subjects=sorted(subjects))}
+    def co_stated(self, groups: set[Group]) -> set[Group]:
+        return _group_set(self.writer.read(w.CO_STATED_GROUPS, groups=_group_rows(groups)))
 
-    def claims_of(self, subjects: set[str]) -> list[ClaimRecord]:
+    def claims_of(self, groups: set[Group]) -> list[ClaimRecord]:
         return [ClaimRecord(origin="numeric", **r) for r in self.writer.read(
-            w.NUMERIC_CLAIMS_OF, subjects=sorted(subjects))]
+            w.NUMERIC_CLAIMS_OF, groups=_group_rows(groups))]
 
-    def count_of(self, subjects: set[str]) -> int:
-        return int(self.writer.read(w.NUMERIC_COUNT_OF, subjects=sorted(subjects))[0]["n"])
+    def count_of(self, groups: set[Group]) -> int:
+        return int(self.writer.read(w.NUMERIC_COUNT_OF, groups=_group_rows(groups))[0]["n"])
 
-    def holders(self, signatures: list[frozenset[Point]]) -> set[str]:
+    def holders(self, signatures: list[frozenset[Point]]) -> set[Group]:
         if not signatures:
             return set()
         rows = [[{"page": p, "line": line, "value": v} for p, line, v in sorted(
             sig, key=lambda pt: (pt[0] or "", pt[1] or 0, pt[2] or 0.0))]
             for sig in signatures]
-        return {r["subject"] for r in self.writer.read(w.HOLDERS, signatures=rows)}
+        return _group_set(self.writer.read(w.HOLDERS, signatures=rows))
+
+
+def _group_rows(groups: set[Group]) -> list[dict[str, str]]:
+    return [{"subject": s, "metric": m, "unit": u} for s, m, u in sorted(groups)]
+
+
+def _group_set(rows: list[dict[str, Any]]) -> set[Group]:
+    return {(r["subject"], r["metric"], r["unit"]) for r in rows}
 
 
 @dataclass
@@ -348,7 +356,7 @@ class _Deferred:
     folds: list[dict[str, Any]] = field(default_factory=list)
     contradictions: list[dict[str, Any]] = field(default_factory=list)
     hashes: list[dict[str, Any]] = field(default_factory=list)
-    subjects: set[str] = field(default_factory=set)
+    groups: set[Group] = field(default_factory=set)
     # The numeric claims the graph holds after the write: one per id, the last written (as
     # `MERGE ... SET` leaves it).
     numeric: dict[str, ClaimRecord] = field(default_factory=dict)
@@ -365,8 +373,8 @@ class _Deferred:
             for c in f.claims:
                 if c.origin != "numeric":
                     continue
-                if c.subject:
-                    self.subjects.add(c.subject)
+                if (group := group_of(c)) is not None:
+                    self.groups.add(group)
                 if self.keep_claims:
                     self.numeric[c.id] = c
 

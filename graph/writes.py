@@ -119,47 +119,49 @@ UPSERT_CONTRADICTIONS = (
     "  MATCH (e:LogEntry {key: row.introduced_by}) MERGE (x)-[:INTRODUCED_BY]->(e) } "
     "RETURN count(x) AS n")
 
-NUMERIC_CLAIMS = (
-    "MATCH (c:Claim {origin: 'numeric'}) RETURN c.id AS id, c.text AS text, c.page AS page, "
-    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
+_CLAIM_FIELDS: LiteralString = (  # a numeric claim as `ClaimRecord` takes it
+    "c.id AS id, c.text AS text, c.page AS page, c.line AS line, c.subject AS subject, "
+    "c.metric AS metric, c.value AS value, c.unit AS unit, "
     "coalesce(c.qualifiers, []) AS qualifiers, toString(c.known) AS known")
-# Incremental derivation (small changes): only the subjects whose numeric claims changed.
-NUMERIC_SUBJECTS_OF = (
-    "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
-    "AND c.subject IS NOT NULL RETURN DISTINCT c.subject AS subject")
-# Lost a claim (a run that died between removal and derivation). INVOLVES is merged once per
-# listed claim, so a lost one shows as fewer relationships than ids: a degree read per node.
-DIRTY_DETECTED_SUBJECTS = (
-    "MATCH (x:Contradiction {kind: 'detected'}) "
-    "WHERE COUNT { (x)-[:INVOLVES]->() } < size(x.claims) "
-    "RETURN DISTINCT x.subject AS subject")
-CO_STATED_SUBJECTS = (  # subjects of numeric claims of the same value on the same page line
-    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
-    "WITH DISTINCT c.page AS page, c.line AS line, c.value AS value "
-    "MATCH (d:Claim) USING INDEX d:Claim(page, line) "
-    "WHERE d.asserted_by = page AND d.page = page AND d.line = line "
-    "AND d.value = value AND d.origin = 'numeric' AND d.subject IS NOT NULL "
-    "RETURN DISTINCT d.subject AS subject")
-HOLDERS = (  # subjects with numeric claims at every point of at least one signature
-    "UNWIND range(0, size($signatures) - 1) AS i UNWIND $signatures[i] AS pt "
+NUMERIC_CLAIMS = "MATCH (c:Claim {origin: 'numeric'}) RETURN " + _CLAIM_FIELDS
+# Incremental derivation (small changes): only the groups (subject, metric, unit) whose numeric
+# claims changed, and the groups those reach (`graph.conflict_scope`). A group is a map
+# {subject, metric, unit}; `claim_group` makes each one a seek.
+_GROUP_FIELDS: LiteralString = "c.subject AS subject, c.metric AS metric, c.unit AS unit"
+_IN_GROUP: LiteralString = (
+    "UNWIND $groups AS g "
+    "MATCH (c:Claim {subject: g.subject, metric: g.metric, unit: g.unit}) "
+    "WHERE c.origin = 'numeric' ")
+# Claims of the statement at a point (page, line, value); `c` the claim, `pt` the point.
+_AT_POINT: LiteralString = (
     "MATCH (c:Claim) USING INDEX c:Claim(page, line) "
     "WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
     "AND c.value = pt.value AND c.origin = 'numeric' AND c.subject IS NOT NULL "
-    "WITH i, c.subject AS subject, count(DISTINCT [pt.page, pt.line, pt.value]) AS n "
-    "WHERE n = size($signatures[i]) RETURN DISTINCT subject")
-NUMERIC_CLAIMS_OF = (
-    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
-    "RETURN c.id AS id, c.text AS text, c.page AS page, "
-    "c.line AS line, c.subject AS subject, c.metric AS metric, c.value AS value, c.unit AS unit, "
-    "coalesce(c.qualifiers, []) AS qualifiers, toString(c.known) AS known")
-NUMERIC_COUNT_OF = (
-    "UNWIND $subjects AS s MATCH (c:Claim {subject: s}) WHERE c.origin = 'numeric' "
-    "RETURN count(c) AS n")
+    "AND c.metric IS NOT NULL AND c.unit IS NOT NULL ")
+NUMERIC_GROUPS_OF = (
+    "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
+    "AND c.subject IS NOT NULL AND c.metric IS NOT NULL AND c.unit IS NOT NULL "
+    "AND c.value IS NOT NULL RETURN DISTINCT " + _GROUP_FIELDS)
+# Lost a claim (a run that died between removal and derivation). INVOLVES is merged once per
+# listed claim, so a lost one shows as fewer relationships than ids: a degree read per node.
+DIRTY_DETECTED = (
+    "MATCH (x:Contradiction {kind: 'detected'}) "
+    "WHERE COUNT { (x)-[:INVOLVES]->() } < size(x.claims) RETURN x.id AS id")
+CO_STATED_GROUPS = (  # groups of numeric claims of the same value on the same page line
+    _IN_GROUP + "WITH DISTINCT {page: c.page, line: c.line, value: c.value} AS pt "
+    + _AT_POINT + "RETURN DISTINCT " + _GROUP_FIELDS)
+HOLDERS = (  # groups with numeric claims at every point of at least one signature
+    "UNWIND range(0, size($signatures) - 1) AS i UNWIND $signatures[i] AS pt "
+    + _AT_POINT + "WITH i, " + _GROUP_FIELDS + ", "
+    "count(DISTINCT [pt.page, pt.line, pt.value]) AS n "
+    "WHERE n = size($signatures[i]) RETURN DISTINCT subject, metric, unit")
+NUMERIC_CLAIMS_OF = _IN_GROUP + "RETURN " + _CLAIM_FIELDS
+NUMERIC_COUNT_OF = _IN_GROUP + "RETURN count(c) AS n"
 _DETECTED_STATE: LiteralString = (  # what is stored, and whether its relationships all are
     "RETURN x.id AS id, properties(x) AS props, "
     "all(cid IN x.claims WHERE EXISTS { (x)-[:INVOLVES]->(:Claim {id: cid}) }) AND "
     "all(k IN x.pages WHERE EXISTS { (x)-[:CONCERNS]->(:Page {key: k}) }) AS intact")
-DETECTED_OF = ("UNWIND $subjects AS s MATCH (x:Contradiction {subject: s}) "
+DETECTED_OF = ("UNWIND $ids AS id MATCH (x:Contradiction {id: id}) "
                "WHERE x.kind = 'detected' " + _DETECTED_STATE)
 DETECTED_ALL = "MATCH (x:Contradiction {kind: 'detected'}) " + _DETECTED_STATE
 DELETE_CONTRADICTIONS = "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) DETACH DELETE x"

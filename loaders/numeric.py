@@ -199,11 +199,37 @@ def _compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 Point = tuple[str | None, int | None, float | None]  # (page, line, value) of a statement
 
 
-def _groups(claims: Iterable[ClaimRecord]) -> dict[tuple[str, str, str], list[ClaimRecord]]:
-    groups: dict[tuple[str, str, str], list[ClaimRecord]] = defaultdict(list)
+Group = tuple[str, str, str]  # (subject, metric, unit): claims that can conflict
+DETECTED_PREFIX = "detected:"
+
+
+def group_of(claim: ClaimRecord) -> Group | None:
+    """The group a claim is compared within; None for a claim that is compared with none."""
+    if claim.subject and claim.metric and claim.unit and claim.value is not None:
+        return claim.subject, claim.metric, claim.unit
+    return None
+
+
+def conflict_id(group: Group) -> str:
+    """The id of the detected conflict a group reports (at most one per group)."""
+    return DETECTED_PREFIX + ":".join(group)
+
+
+def conflict_group(conflict: str) -> Group | None:
+    """The group of a detected conflict's id (metrics and units never hold a colon; a
+    subject may)."""
+    if not conflict.startswith(DETECTED_PREFIX):
+        return None
+    parts = conflict.removeprefix(DETECTED_PREFIX).rsplit(":", 2)
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+def _groups(claims: Iterable[ClaimRecord]) -> dict[Group, list[ClaimRecord]]:
+    groups: dict[Group, list[ClaimRecord]] = defaultdict(list)
     for claim in claims:
-        if claim.subject and claim.metric and claim.unit and claim.value is not None:
-            groups[(claim.subject, claim.metric, claim.unit)].append(claim)
+        group = group_of(claim)
+        if group is not None:
+            groups[group].append(claim)
     return groups
 
 
@@ -247,7 +273,8 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
     group in sorted order. Deterministic: sorted everywhere."""
     found: list[ContradictionRecord] = []
     seen: set[frozenset[Point]] = set()
-    for (subject, metric, unit), members in sorted(_groups(claims).items()):
+    for group, members in sorted(_groups(claims).items()):
+        subject, metric, unit = group
         members = _disagreeing(members)
         if not members:
             continue
@@ -260,7 +287,7 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
         ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
         shown = " vs ".join(f"{v:g}{'x' if unit == 'times' else '%'}" for v in values)
         found.append(ContradictionRecord(
-            id=f"detected:{subject}:{metric}:{unit}", kind="detected", status="open",
+            id=conflict_id(group), kind="detected", status="open",
             origin="numeric", subject=subject, summary=f"{subject}: {metric} stated as {shown}",
             page=None, line=None, claims=tuple(c.id for c in ordered), pages=tuple(pages),
             evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from loaders.records import PageKind
 from loaders.text import fold_name, nfc
@@ -26,10 +25,14 @@ class PageHeader:
     kind: PageKind
     title: str
     aliases: tuple[str, ...] = ()
+    # The file name without extension: given by a caller that has it at hand (the header pass
+    # of 100k files), else derived from `path`. Asked for about ten times per page and ingest.
+    stem: str = field(default="", compare=False)
 
-    @cached_property
-    def stem(self) -> str:  # cached: asked for about ten times per page and ingest
-        return nfc(posixpath.splitext(posixpath.basename(self.path))[0])
+    def __post_init__(self) -> None:
+        if not self.stem:
+            object.__setattr__(self, "stem",
+                               nfc(posixpath.splitext(posixpath.basename(self.path))[0]))
 
 
 @dataclass(frozen=True)

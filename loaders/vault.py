@@ -166,24 +166,27 @@ def _walk_folder(root: Path, here: str, prefix: str,
     except OSError:
         return  # as os.walk: an unreadable folder is left out
     folders: list[os.DirEntry[str]] = []
-    for entry in entries:
-        if not _is_dir(entry) or entry.name in SKIP_DIRS or entry.name.startswith("."):
-            continue
-        if entry.is_symlink():
-            problems.append(Problem(path=nfc(prefix + entry.name), skipped=True,
-                                    message="symlinked folder not followed"))
-            continue
-        folders.append(entry)
-    for entry in entries:
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:  # folders' problems first, then files' as they are read
         name = entry.name
-        if _is_dir(entry) or not (name.endswith(".md") or name == LEDGER_NAME):
-            continue
-        full = os.path.join(here, name)
+        if _is_dir(entry):
+            if name in SKIP_DIRS or name.startswith("."):
+                continue
+            if entry.is_symlink():
+                problems.append(Problem(path=nfc(prefix + name), skipped=True,
+                                        message="symlinked folder not followed"))
+                continue
+            folders.append(entry)
+        elif name.endswith(".md") or name == LEDGER_NAME:
+            files.append(entry)
+    here_slash = here + os.sep
+    for entry in files:
+        full = here_slash + entry.name
         if entry.is_symlink() and not Path(full).resolve().is_relative_to(root):
-            problems.append(Problem(path=nfc(prefix + name), skipped=True,
+            problems.append(Problem(path=nfc(prefix + entry.name), skipped=True,
                                     message="symlink points outside the vault; skipped"))
             continue
-        yield nfc(prefix + name), full
+        yield nfc(prefix + entry.name), full
     for entry in folders:
         yield from _walk_folder(root, os.path.join(here, entry.name), prefix + entry.name + "/",
                                 problems)
@@ -235,8 +238,7 @@ def _read(root: Path, rel: str, full: str, problems: list[Problem],
         problems.append(Problem(path=rel, skipped=True,
                                 message="not a regular file (pipe, socket or device); skipped"))
         return None
-    limit = _size_limit(rel)
-    if stat.st_size > limit:
+    if stat.st_size > MAX_PAGE_BYTES and stat.st_size > (limit := _size_limit(rel)):
         problems.append(Problem(path=rel, skipped=True,
                                 message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
                                         f"{limit // (1024 * 1024)} MiB limit; skipped"))
@@ -258,7 +260,7 @@ def _read(root: Path, rel: str, full: str, problems: list[Problem],
 def _known_header(rel: str, known: PreviousPage) -> PageHeader:
     stem = posixpath.splitext(rel.rpartition("/")[2])[0]
     return PageHeader(key=stem, path=rel, kind=PageKind(known.kind), title=known.title,
-                      aliases=known.aliases)
+                      aliases=known.aliases, stem=stem)
 
 
 def _parse_header(rel: str, full: str, mtime_ns: int, size: int,
@@ -293,7 +295,7 @@ def _parse_header(rel: str, full: str, mtime_ns: int, size: int,
         kind = classify(front, rel, stem)
     aliases = tuple(nfc(a) for a, _ in front.items("aliases") if a.strip())
     title = nfc(front.text("title") or stem)
-    header = PageHeader(key=stem, path=rel, kind=kind, title=title, aliases=aliases)
+    header = PageHeader(key=stem, path=rel, kind=kind, title=title, aliases=aliases, stem=stem)
     return _File(rel, text, digest, mtime_ns, size, front, header, full)
 
 
@@ -309,41 +311,54 @@ def _text(f: _File) -> str | None:
     return _decode(data, f.rel, [])
 
 
+def _rank(f: _File) -> tuple[int, int, str]:
+    """Which of the files sharing a name keeps it: the shortest path."""
+    return f.rel.count("/"), len(f.rel), f.rel
+
+
 def _assign_keys(files: list[_File]) -> None:
     """Key = file stem; where stems repeat, the shortest path keeps it, others use their path."""
     by_stem: dict[str, list[_File]] = {}
     for f in files:
         if not f.rel.endswith(".json"):
             by_stem.setdefault(f.header.stem, []).append(f)
-    for group in by_stem.values():
-        group.sort(key=lambda f: (f.rel.count("/"), len(f.rel), f.rel))
+    for stem, group in by_stem.items():
+        if len(group) > 1:
+            group.sort(key=_rank)
         for position, f in enumerate(group):
-            key = f.header.stem if position == 0 else posixpath.splitext(f.rel)[0]
+            key = stem if position == 0 else posixpath.splitext(f.rel)[0]
             if key != f.header.key:
                 f.header = replace(f.header, key=key)
 
 
 def _duplicate_names(files: list[_File]) -> list[Problem]:
     """Warnings for pages that share a file name (they got path keys) or a title (links go by
-    file name, so a reader may not get the page they expect)."""
-    out: list[Problem] = []
-    first_by_stem: dict[str, _File] = {}
-    first_by_title: dict[str, _File] = {}
-    pages = sorted((f for f in files if not f.rel.endswith(".json")),
-                   key=lambda f: (f.rel.count("/"), len(f.rel), f.rel))
-    for f in pages:
-        stem, title = f.header.stem, fold_name(f.header.title)
-        first = first_by_stem.setdefault(stem, f)
-        if first is not f:
-            out.append(Problem(path=f.rel, message=f"page name '{stem}' is also used by "
-                                                   f"{first.rel}; this page's key is "
-                                                   f"'{f.header.key}'"))
-            continue
-        other = first_by_title.setdefault(title, f)
-        if other is not f:
-            out.append(Problem(path=f.rel, message=f"title '{f.header.title}' is also the title "
-                                                   f"of {other.rel}; links go by file name"))
-    return out
+    file name, so a reader may not get the page they expect). Only pages sharing a name are
+    ranked; the warnings come in rank order."""
+    found: list[tuple[tuple[int, int, str], Problem]] = []
+    by_stem: dict[str, list[_File]] = {}
+    for f in files:
+        if not f.rel.endswith(".json"):
+            by_stem.setdefault(f.header.stem, []).append(f)
+    by_title: dict[str, list[_File]] = {}
+    for stem, group in by_stem.items():
+        if len(group) > 1:
+            group.sort(key=_rank)
+            found += [(_rank(f), Problem(path=f.rel, message=f"page name '{stem}' is also used "
+                                                             f"by {group[0].rel}; this page's "
+                                                             f"key is '{f.header.key}'"))
+                      for f in group[1:]]
+        by_title.setdefault(fold_name(group[0].header.title), []).append(group[0])
+    for group in by_title.values():
+        if len(group) > 1:
+            group.sort(key=_rank)
+            found += [(_rank(f), Problem(path=f.rel, message=f"title '{f.header.title}' is "
+                                                             f"also the title of "
+                                                             f"{group[0].rel}; links go by "
+                                                             f"file name"))
+                      for f in group[1:]]
+    found.sort(key=lambda item: item[0])
+    return [problem for _, problem in found]
 
 
 def _page(f: _File) -> Page:
@@ -440,6 +455,11 @@ class _StaleStamp(Exception):
 # headers (a long-lived process, such as `vaultkg watch`, re-uses them while no page is added,
 # removed, renamed or retitled).
 _INDEX_CACHE: dict[tuple[PageHeader, ...], tuple[NameIndex, NameCandidates]] = {}
+# The last log parse of this process, by log path and digest: its result depends only on the
+# log file and the name index, which must be the very one it was parsed with (comparing
+# 100k headers once per run is enough).
+_LOG_CACHE: dict[tuple[str, str],
+                 tuple[NameIndex, list[LogEntry], list[Problem], EntryIndex]] = {}
 
 
 def _name_index(headers: tuple[PageHeader, ...]) -> tuple[NameIndex, NameCandidates]:
@@ -447,15 +467,9 @@ def _name_index(headers: tuple[PageHeader, ...]) -> tuple[NameIndex, NameCandida
     if hit is None:
         index = NameIndex.build(headers)
         hit = (index, NameCandidates(index.names()))
-        _INDEX_CACHE.clear()
+        clear_caches()  # a log parse with the old index is stale
         _INDEX_CACHE[headers] = hit
     return hit
-
-
-# The last log parse of this process: its result depends only on the log file and the headers
-# the name index is built from (a long-lived process, such as `vaultkg watch`, re-uses it).
-_LOG_CACHE: dict[tuple[str, str, tuple[PageHeader, ...]],
-                 tuple[list[LogEntry], list[Problem], EntryIndex]] = {}
 
 
 def clear_caches() -> None:
@@ -464,20 +478,20 @@ def clear_caches() -> None:
     _LOG_CACHE.clear()
 
 
-def _log_entries(f: _File, index: NameIndex, headers: tuple[PageHeader, ...],
+def _log_entries(f: _File, index: NameIndex,
                  problems: list[Problem]) -> tuple[list[LogEntry], list[Problem], EntryIndex]:
     """The log's entries, problems and index (from the cache when nothing they depend on
     changed)."""
-    hit = _LOG_CACHE.get((f.rel, f.digest, headers))
-    if hit is None:
+    hit = _LOG_CACHE.get((f.rel, f.digest))
+    if hit is None or hit[0] is not index:
         _hydrate(f, problems)
         _, front = f.content
         lines = body_lines(front.lines, front.body_start, mask=False)
         entries, found = parse_log(lines, f.rel, index)
-        hit = (entries, found, EntryIndex(entries))
+        hit = (index, entries, found, EntryIndex(entries))
         _LOG_CACHE.clear()
-        _LOG_CACHE[(f.rel, f.digest, headers)] = hit
-    return list(hit[0]), list(hit[1]), hit[2]
+        _LOG_CACHE[(f.rel, f.digest)] = hit
+    return list(hit[1]), list(hit[2]), hit[3]
 
 
 def _hydrate(f: _File, problems: list[Problem]) -> None:
@@ -571,7 +585,7 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     entry_index = EntryIndex(entries)
     # The log is parsed when it was read (its problems are reported) or pages need provenance.
     if log_file is not None and (todo or log_file.text is not None):
-        entries, log_problems, entry_index = _log_entries(log_file, index, headers, problems)
+        entries, log_problems, entry_index = _log_entries(log_file, index, problems)
         problems.extend(log_problems)
         log_file.trusted = log_file.trusted and not log_problems
     deleted = sorted(set(options.previous) - {f.header.key for f in files})

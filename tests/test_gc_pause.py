@@ -70,3 +70,23 @@ def test_load_vault_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPat
         chunks += 1
     assert chunks > 1 and seen["parse"] and not any(seen["parse"])
     assert gc.isenabled()
+
+
+def test_long_lived_objects_leave_the_collectors_walk() -> None:
+    """After `keep_long_lived`, what is alive is no longer walked by collections, and garbage
+    made afterwards, cycles included, is still collected."""
+    from loaders.gc_pause import keep_long_lived
+
+    kept = [[i] for i in range(10_000)]
+    tracked_before = len(gc.get_objects())
+    try:
+        keep_long_lived()
+        assert gc.get_freeze_count() >= len(kept)
+        assert len(gc.get_objects()) < tracked_before - len(kept)  # out of every generation
+        assert not any(o is kept[0] for o in gc.get_objects())
+        cycle: list[Any] = []
+        cycle.append(cycle)
+        del cycle
+        assert gc.collect() >= 1  # a cycle made after the freeze is still found
+    finally:
+        gc.unfreeze()

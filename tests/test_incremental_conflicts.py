@@ -1,4 +1,4 @@
-"""Numeric conflicts are re-derived only for the subjects an edit touches, and the graph still
+"""Numeric conflicts are re-derived only for the groups an edit touches, and the graph still
 equals a clean ingest: the overview's unmarked "up to 2x" conflict disappears when the page is
 corrected and comes back when the edit is undone; a dead run's leftovers are repaired."""
 
@@ -13,7 +13,7 @@ import pytest
 from graph import writer as graph_writer
 from graph import writes
 from graph.ingest import ingest
-from loaders.numeric import conflict_signatures
+from loaders.numeric import conflict_group, conflict_signatures
 from loaders.records import ClaimRecord
 from tests import db as test_db
 from tests.graph_dump import diff, dump
@@ -22,8 +22,8 @@ from tests.vaults import SHARED_EXAMPLE
 
 pytestmark = pytest.mark.integration
 
-DETECTED = ("MATCH (x:Contradiction {kind: 'detected'}) RETURN x.subject AS subject, "
-            "x.claims AS claims ORDER BY subject")
+DETECTED = ("MATCH (x:Contradiction {kind: 'detected'}) RETURN x.id AS id, "
+            "x.subject AS subject, x.claims AS claims ORDER BY id")
 
 
 def _detected(driver: neo4j.Driver, database: str) -> list[dict[str, object]]:
@@ -133,10 +133,12 @@ def test_the_graph_answers_scope_questions_as_the_claims_do(
     memory = ClaimList(ClaimRecord(origin="numeric", **r)
                        for r in writer.read(writes.NUMERIC_CLAIMS))
     graph = graph_writer.GraphClaims(writer)
-    subjects = {str(x["subject"]) for x in _detected(clean_db, neo4j_database)}
-    assert subjects
-    co_stated = memory.co_stated(subjects)
-    assert graph.co_stated(subjects) == co_stated and co_stated > subjects
+    groups = {g for x in _detected(clean_db, neo4j_database)
+              if (g := conflict_group(str(x["id"]))) is not None}
+    assert groups
+    co_stated = memory.co_stated(groups)
+    assert graph.co_stated(groups) == co_stated and co_stated > groups
+    assert graph.count_of(co_stated) == len(memory.claims_of(co_stated))
     by_id = {c.id: c for c in memory.claims_of(co_stated)}
     assert {c.id: c for c in graph.claims_of(co_stated)} == by_id
     signatures = conflict_signatures(by_id.values())

@@ -3,6 +3,7 @@ matcher would find, and the parallel map returns exactly what a serial loop retu
 
 from __future__ import annotations
 
+import posixpath
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from loaders import mention_filter
+from loaders import vault as vault_module
 from loaders.mention_filter import (
     NameCandidates,
     NameScan,
@@ -19,6 +21,8 @@ from loaders.mention_filter import (
 )
 from loaders.mentions import MentionFinder
 from loaders.parallel import ordered_imap
+from loaders.records import PageKind, Problem
+from loaders.resolver import PageHeader
 from loaders.text import fold_name
 from loaders.vault import clear_caches, load_vault
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
@@ -181,3 +185,45 @@ def test_has_cjk_is_the_kana_and_kanji_ranges() -> None:
     outside_ = ["", "abc", "\u303f", "\u3100", "\u4dff", "\ua000", "ｱ", "한국"]
     assert all(has_cjk(t) for t in inside)
     assert not any(has_cjk(t) for t in outside_)
+
+
+def _duplicate_names_reference(files: list[vault_module._File]) -> list[Problem]:
+    """The warnings as they were found before only the pages sharing a name were ranked: every
+    page in rank order, a name's first holder keeps it."""
+    out: list[Problem] = []
+    first_by_stem: dict[str, vault_module._File] = {}
+    first_by_title: dict[str, vault_module._File] = {}
+    for f in sorted(files, key=lambda f: (f.rel.count("/"), len(f.rel), f.rel)):
+        stem, title = f.header.stem, fold_name(f.header.title)
+        first = first_by_stem.setdefault(stem, f)
+        if first is not f:
+            out.append(Problem(path=f.rel, message=f"page name '{stem}' is also used by "
+                                                   f"{first.rel}; this page's key is "
+                                                   f"'{f.header.key}'"))
+            continue
+        other = first_by_title.setdefault(title, f)
+        if other is not f:
+            out.append(Problem(path=f.rel, message=f"title '{f.header.title}' is also the title "
+                                                   f"of {other.rel}; links go by file name"))
+    return out
+
+
+def test_keys_and_duplicate_name_warnings_as_ranking_every_page_gives() -> None:
+    rng = random.Random(5)
+    warned = 0
+    for _ in range(300):
+        rels = sorted({"/".join([*rng.sample(["a", "b", "cc", "d/e"], rng.randint(0, 2)),
+                                 rng.choice(["X", "y", "Zz", "ω"]) + ".md"])
+                       for _ in range(rng.randint(1, 12))})
+        files = [vault_module._File(rel, "", "", 0, 0, None, PageHeader(
+            key=posixpath.splitext(posixpath.basename(rel))[0], path=rel,
+            kind=PageKind.CONCEPT, title=rng.choice(["T", "t", "Ｔ", "U"])))
+            for rel in rels]
+        rng.shuffle(files)
+        vault_module._assign_keys(files)
+        keys = [f.header.key for f in files]
+        assert len(set(keys)) == len(keys)  # every page its own key
+        found = vault_module._duplicate_names(files)
+        assert found == _duplicate_names_reference(files)
+        warned += len(found)
+    assert warned > 300
