@@ -515,12 +515,23 @@ class Contradiction(Node):
     known: dt.date | None = strawberry.field(description=(
         "Detected ones: the day every disagreeing value was on record (each value from its "
         "earliest statement)."))
-    evidence: list[Evidence]
+    evidence_count: int = strawberry.field(description=(
+        "How many evidence lines there are (`evidence(first:)` may show fewer)."))
     page_key: str | None
     subject_key: str | None
     page_keys: list[str]
     introduced_by_key: str | None
+    evidence_lines: strawberry.Private[list[Evidence]]
     fetched_claims: strawberry.Private[list[cq.ClaimRecord] | None] = None
+
+    @described("The evidence lines, in order; the first `first` of them when given (a "
+               "conflict about a popular concept has hundreds).")
+    def evidence(self, first: int | None = None) -> list[Evidence]:
+        if first is None:
+            return self.evidence_lines
+        if first < 0:
+            raise BadUserInput("evidence(first:) cannot be negative")
+        return self.evidence_lines[:first]
 
     @described("The claims that disagree, each with its value.")
     async def claims(self, info: Ctx) -> list[Claim]:
@@ -556,7 +567,9 @@ def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
         kind=ContradictionKind(rec.kind), status=ContradictionStatus(rec.status),
         found_by=rec.origin, summary=rec.summary, line=rec.line, marked=rec.marked,
         known=rec.known, fetched_claims=rec.claims,
-        evidence=[Evidence(source=e.page, line=e.line, text=e.text) for e in rec.evidence],
+        evidence_lines=[Evidence(source=e.page, line=e.line, text=e.text)
+                        for e in rec.evidence],
+        evidence_count=rec.evidence_count,
         page_key=rec.page, subject_key=rec.subject, page_keys=rec.pages,
         introduced_by_key=rec.introduced_by)
 

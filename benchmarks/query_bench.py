@@ -57,6 +57,10 @@ PATH = """query($a: String!, $b: String!) { lineagePath(from: $a, to: $b) { from
   truncated paths { length nodes { key } edges { relation childKey parentKey } } } }"""
 CONTRADICTIONS = """query($s: String) { contradictions(subject: $s, first: 20) { nodes {
   contradictionId kind status summary pageKeys evidence { source line text } } } }"""
+# The same, as a screen would ask: the first 5 evidence lines of each and how many there are.
+CONTRADICTIONS_5 = """query($s: String) { contradictions(subject: $s, first: 20) { nodes {
+  contradictionId kind status summary pageKeys evidenceCount evidence(first: 5) {
+  source line text } } } }"""
 SEARCH = """query($t: String!) { search(text: $t, first: 10) {
   score nameMatch snippet page { key title } } }"""
 FOLD = """query($l: Int!, $d: Date!) { foldEnding(level: $l, ending: $d) {
@@ -129,6 +133,11 @@ def _cases(s: dict[str, Any]) -> list[Case]:
         lambda i: {"s": subjects[i % len(subjects)]},
         lambda ctx, i: contradictions(ctx, subject=subjects[i % len(subjects)], first=20,
                                       with_claims=False)))
+    cases.append(Case(
+        "contradictions, 5 evidence lines", CONTRADICTIONS_5,
+        lambda i: {"s": subjects[i % len(subjects)]},
+        lambda ctx, i: contradictions(ctx, subject=subjects[i % len(subjects)], first=20,
+                                      with_claims=False, evidence=5)))
     cases.append(Case("search", SEARCH, lambda i: {"t": terms[i % len(terms)]},
                       lambda ctx, i: search(ctx, terms[i % len(terms)], 10)))
     for level in (4, 8, 10):

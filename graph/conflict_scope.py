@@ -53,17 +53,13 @@ class ConflictScope:
     groups: frozenset[Group]
     claims: list[ClaimRecord]
 
-    @property
-    def ids(self) -> list[str]:
-        """The ids the conflicts of these groups have (stored or not), sorted."""
-        return sorted(conflict_id(g) for g in self.groups)
+    @cached_property
+    def ids(self) -> frozenset[str]:
+        """The ids the conflicts of these groups have (stored or not)."""
+        return frozenset(conflict_id(g) for g in self.groups)
 
     def keeps(self, conflict: ContradictionRecord) -> bool:
-        return conflict.id in self._ids
-
-    @cached_property
-    def _ids(self) -> frozenset[str]:
-        return frozenset(self.ids)
+        return conflict.id in self.ids
 
 
 def conflict_scope(changed: set[Group], source: ClaimSource,

@@ -270,7 +270,7 @@ class GraphWriter:
             self._replace_detected(
                 [contradiction_row(c, None) for c in detect_conflicts(scope.claims)
                  if scope.keeps(c)],
-                self.read(w.DETECTED_OF, ids=scope.ids))
+                self.read(w.DETECTED_OF, ids=sorted(scope.ids)))
         self.run(w.MARK_DETECTED)
 
     def _derive_all(self, claims: list[ClaimRecord]) -> None:

@@ -62,6 +62,7 @@ class ContradictionRecord(Row):
     subject: str | None = None
     pages: list[str] = Field(default_factory=list)
     evidence: list[EvidenceLine] = Field(default_factory=list)
+    evidence_count: int = 0  # all of them, when `evidence` holds only the first few
     introduced_by: str | None = None
     known: NeoDate = None
     marked: bool | None = None
@@ -77,6 +78,7 @@ def _claim(row: dict[str, Any]) -> ClaimRecord:
 def _record(row: dict[str, Any]) -> ContradictionRecord:
     x = {k: v for k, v in row["contradiction"].items() if v is not None}
     x["evidence"] = [EvidenceLine.parse(e) for e in x.get("evidence", [])]
+    x.setdefault("evidence_count", len(x["evidence"]))
     x["claims"] = None if row["claims"] is None else [_claim(c) for c in row["claims"]]
     return ContradictionRecord.model_validate(x)
 
@@ -84,15 +86,22 @@ def _record(row: dict[str, Any]) -> ContradictionRecord:
 _FILTERS: LiteralString = (
     "WHERE ($status IS NULL OR x.status = $status) AND ($kind IS NULL OR x.kind = $kind) "
     "AND ($after IS NULL OR x.id > $after) ")
+# A contradiction's properties, its evidence cut to the first `$evidence` lines (null: all; a
+# conflict about a popular concept has hundreds) and counted; its claim ids are left out (the
+# claims come from INVOLVES when asked for).
+_X: LiteralString = (
+    "x {.*, claims: null, evidence_count: size(coalesce(x.evidence, [])), "
+    "evidence: CASE WHEN $evidence IS NULL THEN x.evidence ELSE x.evidence[0..$evidence] END} "
+    "AS contradiction")
 _CLAIMS_OF_X: LiteralString = (
     "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
     "  RETURN collect(c {.*}) AS claims } ")
 # The page is cut (ORDER BY ... LIMIT) before any claim is read.
 _PAGE_OF: LiteralString = (
     "WITH x ORDER BY x.id LIMIT $limit " + _CLAIMS_OF_X
-    + "RETURN x {.*} AS contradiction, claims ORDER BY x.id")
+    + "RETURN " + _X + ", claims ORDER BY x.id")
 _BARE_PAGE_OF: LiteralString = (
-    "WITH x ORDER BY x.id LIMIT $limit RETURN x {.*} AS contradiction, null AS claims")
+    "WITH x ORDER BY x.id LIMIT $limit RETURN " + _X + ", null AS claims")
 _ALL: LiteralString = "MATCH (x:Contradiction) " + _FILTERS
 # By subject: seeks on the `contradiction_subject` index, one per subject page (not a scan of
 # every Contradiction). Page keys are unique, so no contradiction comes twice.
@@ -106,7 +115,7 @@ SUBJECT_PAGE_KEYS: LiteralString = pages_named("$subject", "s") + "RETURN s.key 
 
 CONTRADICTIONS_BY_IDS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
-    + "RETURN x {.*} AS contradiction, claims")
+    + "RETURN " + _X + ", claims")
 
 CLAIMS_OF_CONTRADICTIONS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
@@ -122,17 +131,23 @@ CONTRADICTIONS_OF_CLAIMS: LiteralString = (
 
 def contradictions(ctx: GraphContext, subject: str | None = None, status: str | None = None,
                    kind: str | None = None, first: int = 20, after: str | None = None,
-                   with_claims: bool = True) -> Slice[ContradictionRecord]:
+                   with_claims: bool = True,
+                   evidence: int | None = None) -> Slice[ContradictionRecord]:
     """Contradictions matching the filters, by id, `first` after cursor `after`. `subject` is
     a page key, title or alias. Without `with_claims`, each record's `claims` is None (the API
-    fetches them only for a query that asks, with `claims_of_contradictions`)."""
+    fetches them only for a query that asks, with `claims_of_contradictions`). With
+    `evidence`, each record holds its first `evidence` evidence lines (`evidence_count` says
+    how many there are)."""
     check_first(first)
+    if evidence is not None and evidence < 0:
+        raise BadUserInput("the number of evidence lines cannot be negative")
     if status is not None and status not in STATUSES:
         raise BadUserInput(f"status must be one of {', '.join(STATUSES)}")
     if kind is not None and kind not in KINDS:
         raise BadUserInput(f"kind must be one of {', '.join(KINDS)}")
     after_id = decode_cursor(after, "contradictions")[1] if after else None
-    filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1}
+    filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1,
+               "evidence": evidence}
     if not subject:
         rows = ctx.read(LIST_QUERIES[False, with_claims], **filters)
     else:
@@ -152,7 +167,7 @@ def subject_page_keys(ctx: GraphContext, subject: str) -> list[str]:
 
 
 def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:
-    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids)]
+    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids, evidence=None)]
     return {x.id: x for x in records}
 
 

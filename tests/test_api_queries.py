@@ -8,8 +8,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+import neo4j
 import pytest
 
+from queries import contradictions as contradiction_queries
+from queries.base import GraphContext
 from tests.api_server import Api, running, settings_for
 from tests.db import TestDatabase
 from tests.test_example_graph import LINEAGE
@@ -231,6 +234,40 @@ def test_open_contradictions_with_evidence(api: Api) -> None:
         "clm-fp8lm-v1-figures", "clm-fp8lm-v2-figures"]
     assert {c["assessment"] for c in ledger["claims"]} == {"contested"}
     assert data["totalCount"] is None  # not counted by this list
+
+
+def test_evidence_shows_the_first_lines_asked_for_and_counts_them_all(
+        api: Api, neo4j_driver: neo4j.Driver, neo4j_database: str) -> None:
+    """`evidence(first:)` shows the first lines of the full list and `evidenceCount` counts
+    them all, through `nodes`, `edges` and fragments; an alias without `first` still gets
+    every line; the query layer reads only as many lines as asked for."""
+    full = {x["contradictionId"]: x["evidence"] for x in api.data(
+        "{ contradictions(first: 50) { nodes { contradictionId evidence { source line text } "
+        "} } }")["contradictions"]["nodes"]}
+    assert any(len(lines) > 1 for lines in full.values())
+    shown = api.data(
+        "query($n: Int) { contradictions(first: 50) { edges { node { contradictionId "
+        "evidenceCount ...E } } } } "
+        "fragment E on Contradiction { evidence(first: $n) { source line text } }",
+        n=1)["contradictions"]["edges"]
+    assert {e["node"]["contradictionId"]: (e["node"]["evidence"], e["node"]["evidenceCount"])
+            for e in shown} == {i: (lines[:1], len(lines)) for i, lines in full.items()}
+    both = api.data("{ contradictions(first: 50) { nodes { contradictionId "
+                    "one: evidence(first: 1) { text } all: evidence { text } "
+                    "none: evidence(first: 0) { text } } } }")["contradictions"]["nodes"]
+    for x in both:
+        lines = [{"text": e["text"]} for e in full[x["contradictionId"]]]
+        assert (x["one"], x["all"], x["none"]) == (lines[:1], lines, [])
+    bad = api.post("{ contradictions { nodes { evidence(first: -1) { text } } } }")
+    assert bad["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "Traceback" not in str(bad)
+
+    ctx = GraphContext(neo4j_driver, neo4j_database)
+    for n in (0, 1, None):
+        records = contradiction_queries.contradictions(ctx, first=50, with_claims=False,
+                                                       evidence=n)
+        assert {x.id: ([e.text for e in x.evidence], x.evidence_count) for x in records.items} \
+            == {i: ([e["text"] for e in lines][:n], len(lines)) for i, lines in full.items()}
 
 
 def test_claims_are_read_only_when_asked_and_in_one_round_trip(api: Api) -> None:

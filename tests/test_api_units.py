@@ -5,13 +5,16 @@ the vault-root confinement and the bearer token check."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from graphql import GraphQLError
+from graphql import FragmentDefinitionNode, GraphQLError, OperationDefinitionNode, parse
 from pydantic import SecretStr
+from strawberry.types.nodes import convert_selections
 
 from api.auth import bearer_token, confined_path, key_matches
 from api.errors import QueryTooComplex, code_and_message, with_code
+from api.fields.contradictions import evidence_shown
 from graph.errors import GraphError, GraphUnavailable
 from graph.settings import Settings
 from loaders.errors import BadUserInput, NotFound
@@ -158,3 +161,23 @@ def test_bearer_token_and_key_check() -> None:
     off = Settings(_env_file=None, VAULTKG_API_KEY=None)
     assert key_matches(on, "k1") and not key_matches(on, "k2") and not key_matches(on, None)
     assert not key_matches(off, "k1") and not key_matches(off, "")
+
+
+@pytest.mark.parametrize(("query", "shown"), [
+    ("{ contradictions { nodes { summary evidenceCount } } }", 0),
+    ("{ contradictions { nodes { evidence(first: 3) { text } } } }", 3),
+    ("{ contradictions { edges { node { ...E } } } } "
+     "fragment E on Contradiction { evidence(first: $n) { text } }", 2),
+    ("{ contradictions { nodes { ... on Contradiction { evidence(first: 1) { text } } "
+     "more: evidence(first: 4) { text } } } }", 4),
+    ("{ contradictions { nodes { one: evidence(first: 1) { text } all: evidence { text } } } }",
+     None),
+])
+def test_contradictions_read_as_many_evidence_lines_as_the_query_shows(
+        query: str, shown: int | None) -> None:
+    document = parse(query)
+    operation = next(d for d in document.definitions if isinstance(d, OperationDefinitionNode))
+    info = SimpleNamespace(variable_values={"n": 2}, fragments={
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)})
+    fields = convert_selections(info, operation.selection_set.selections)  # type: ignore[arg-type]
+    assert evidence_shown(fields) == shown

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import strawberry
+from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
 
 from api.connections import Connection, connection
 from api.decorators import read_field
@@ -20,10 +23,54 @@ class ContradictionQueries:
                              kind: ContradictionKind | None = None,
                              first: int = DEFAULT_FIRST,
                              after: str | None = None) -> Connection[Contradiction]:
-        # Claims come through a DataLoader, and only when the query asks for them.
+        # Claims come through a DataLoader, and only when the query asks for them; evidence
+        # lines only as many as it shows.
         found = await info.context.run(
             contradiction_queries.contradictions, subject, status.value if status else None,
-            kind.value if kind else None, first, after, False)
+            kind.value if kind else None, first, after, False,
+            evidence_shown(info.selected_fields))
         info.context.spend(len(found.items))
         return connection([contradiction(x) for x in found.items], found.cursors,
                           found.has_next, after)
+
+
+def evidence_shown(fields: list[Selection]) -> int | None:
+    """How many evidence lines a connection query shows per contradiction: the largest
+    `evidence(first:)` it asks for; None (all) when one asks without `first`; 0 when none asks
+    (`evidenceCount` needs no lines)."""
+    wanted: list[int | None] = [
+        _int(f.arguments.get("first")) for node in _nodes(fields)
+        for f in _fields(node.selections) if f.name == "evidence"]
+    if not wanted:
+        return 0
+    if any(n is None or n < 0 for n in wanted):
+        return None  # all (a negative `first` is reported by the field itself)
+    return max(n for n in wanted if n is not None)
+
+
+def _nodes(fields: list[Selection]) -> Iterable[SelectedField]:
+    """The selections of the connection's nodes: `nodes { ... }` and `edges { node { ... } }`."""
+    for top in _fields(fields):
+        for f in _fields(top.selections):
+            if f.name == "nodes":
+                yield f
+            elif f.name == "edges":
+                yield from (n for n in _fields(f.selections) if n.name == "node")
+
+
+def _fields(selections: list[Selection]) -> Iterable[SelectedField]:
+    """Fields of a selection set, fragments flattened."""
+    for s in selections:
+        if isinstance(s, SelectedField):
+            yield s
+        elif isinstance(s, FragmentSpread | InlineFragment):
+            yield from _fields(s.selections)
+
+
+def _int(value: object) -> int | None:
+    """An Int argument as strawberry gives it: a literal's text, or a variable's value."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)
+    return None
