@@ -74,6 +74,23 @@ def edit_pages(root: Path, count: int, seed: int, tag: str) -> dict[Path, bytes]
     return originals
 
 
+def log_edit(root: Path, seed: int, tag: str) -> dict[Path, bytes]:
+    """`edit_pages(root, 1, seed, tag)` as an LLM-maintained vault records it: the edit and a
+    new entry about it at the top of the (newest-first) log, which shifts every line below;
+    returns the original bytes of both files."""
+    originals = edit_pages(root, 1, seed, tag)
+    page = next(iter(originals))
+    log = root / "wiki" / "log.md"
+    data = log.read_bytes()
+    originals.setdefault(log, data)
+    text = data.decode("utf-8")
+    at = text.index("\n## [") + 1
+    entry = (f"## [2026-12-05] ingest | {page.stem}\n- Source: [[{page.stem}]]\n"
+             f"- Key insight: 追記（{tag}）の通信量を 2.5 倍削減\n\n")
+    log.write_bytes((text[:at] + entry + text[at:]).encode("utf-8"))
+    return originals
+
+
 def _choose(rng: Random, root: Path, count: int) -> list[Path]:
     candidates = sorted((root / "wiki" / "sources").glob("*.md")) + sorted(
         (root / "wiki" / "concepts").glob("*.md"))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import common
-from benchmarks.generate import chosen_pages, edit_pages, restore
+from benchmarks.generate import chosen_pages, edit_pages, log_edit, restore
 from loaders.gc_pause import keep_long_lived
 
 WARM_SEED, WARMUP_TAG, WARM_TAG = 0, "warm-up", "warm"
@@ -112,11 +112,19 @@ def _parse(vault: Path, store: dict[str, float]) -> dict[str, Any]:
     return {"elapsed_s": elapsed, "records": dict(counts), "pages": counts["pages"]}
 
 
-def _ingest(vault: Path, store: dict[str, float], warm: bool = False) -> dict[str, Any]:
+def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
+            logged: bool = False) -> dict[str, Any]:
     """One ingest; with `warm`, first an untimed one in this same process after editing another
     page (imports loaded, tokenizers built, driver connected, as in a long-lived server or
     `vaultkg watch`), then `WARM_EDITS` pages edited one at a time, each ingest timed: the
-    median run is reported, with every time in `samples_s`."""
+    median run is reported, with every time in `samples_s`. With `logged`, each edit also
+    adds its entry to the top of the log (`log_edit`)."""
+    def edit(tag: str) -> None:
+        if logged:
+            log_edit(vault, WARM_SEED, tag)
+        else:
+            edit_pages(vault, 1, WARM_SEED, tag)
+
     from graph.ingest import ingest
 
     s = common.settings()
@@ -124,12 +132,12 @@ def _ingest(vault: Path, store: dict[str, float], warm: bool = False) -> dict[st
     runs: list[tuple[float, dict[str, float], Any]] = []
     try:
         if warm:
-            edit_pages(vault, 1, WARM_SEED, WARMUP_TAG)
+            edit(WARMUP_TAG)
             ingest(drv, s.neo4j_database, vault)
             keep_long_lived()
         for tag in warm_tags() if warm else [None]:
             if tag is not None:
-                edit_pages(vault, 1, WARM_SEED, tag)
+                edit(tag)
             store.clear()
             started = time.perf_counter()
             report = ingest(drv, s.neo4j_database, vault)
@@ -179,7 +187,8 @@ def _naive(vault: Path, store: dict[str, float]) -> dict[str, Any]:
 
 def worker(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("parse", "ingest", "ingest-warm", "naive"))
+    parser.add_argument("mode", choices=("parse", "ingest", "ingest-warm", "ingest-warm-log",
+                                         "naive"))
     parser.add_argument("vault", type=Path)
     parser.add_argument("--profile", type=Path, default=None,
                         help="write a cProfile dump here and print the top functions")
@@ -196,8 +205,9 @@ def worker(argv: list[str] | None = None) -> None:
         profiler.enable()
     if args.mode == "parse":
         result = _parse(args.vault, store)
-    elif args.mode in ("ingest", "ingest-warm"):
-        result = _ingest(args.vault, store, warm=args.mode == "ingest-warm")
+    elif args.mode.startswith("ingest"):
+        result = _ingest(args.vault, store, warm=args.mode.startswith("ingest-warm"),
+                         logged=args.mode == "ingest-warm-log")
     else:
         result = _naive(args.vault, store)
     if profiler:
@@ -286,6 +296,9 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
             for path in chosen_pages(vault, 1, WARM_SEED, tag):
                 originals.setdefault(path, path.read_bytes())
         results["reingest_warm"] = _rates(_run("ingest-warm", vault))
+        log(f"[{pages}] re-ingest after editing 1 page and logging it, warm process")
+        originals.setdefault(vault / "wiki" / "log.md", (vault / "wiki" / "log.md").read_bytes())
+        results["reingest_warm_log"] = _rates(_run("ingest-warm-log", vault))
     finally:
         restore(originals)
     if profile_dir is not None:

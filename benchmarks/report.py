@@ -10,6 +10,8 @@ INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (emp
                ("reingest_1 page", "re-ingest, 1 page edited"),
                ("reingest_1%", "re-ingest, 1% edited"), ("reingest_10%", "re-ingest, 10% edited"),
                ("reingest_warm", "re-ingest, 1 page edited, warm process (median of 5 pages)"),
+               ("reingest_warm_log", "re-ingest, 1 page edited and a log entry added at the "
+                                     "top, warm process (median of 5)"),
                ("naive", "naive baseline (1 statement/element)"))
 
 

@@ -7,7 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from benchmarks.generate import generate, render
+from benchmarks.generate import generate, log_edit, render, restore
 from benchmarks.vault_plan import counts_for
 
 
@@ -44,3 +44,20 @@ def test_other_seed_other_vault_and_log_has_an_entry_per_page() -> None:
     assert names == created
     assert any("> [!contradiction]" in text for text in a.values())
     assert any("builds_on::" in text for text in a.values())
+
+
+def test_a_logged_edit_adds_one_entry_at_the_top_and_restores(tmp_path: Path) -> None:
+    root = generate(200, tmp_path / "v", seed=3)
+    before = _digest(root)
+    log = root / "wiki" / "log.md"
+    entries = [line for line in log.read_text(encoding="utf-8").split("\n")
+               if line.startswith("## [")]
+    originals = log_edit(root, 0, "t")
+    assert set(originals) == {log, next(p for p in originals if p != log)}
+    page = next(p for p in originals if p != log)
+    after = [line for line in log.read_text(encoding="utf-8").split("\n")
+             if line.startswith("## [")]
+    assert after == [f"## [2026-12-05] ingest | {page.stem}", *entries]
+    assert page.read_bytes() != originals[page]
+    restore(originals)
+    assert _digest(root) == before
