@@ -123,6 +123,15 @@ def test_one_hop_not_the_closure() -> None:
     assert conflict_scope({ttft("s0")}, ClaimList(chain), limit=3) is None  # bounded by claims
 
 
+def test_too_many_changed_claims_are_not_followed_to_their_co_stated_groups() -> None:
+    class NoCoStated(ClaimList):
+        def co_stated(self, groups: set[Group]) -> set[Group]:
+            raise AssertionError("co-stated groups looked up for an edit over the bound")
+
+    chain = [claim("a", "s0", 2), claim("a", "s1", 2), claim("edited", "s0", 5)]
+    assert conflict_scope({ttft("s0")}, NoCoStated(chain), limit=1) is None
+
+
 def test_a_subjects_other_metrics_stay_out_of_the_scope() -> None:
     """A popular subject holds claims about many metrics; an edit about one of them reads that
     group's claims, and the groups at its points, not the subject's every claim."""
