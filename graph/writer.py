@@ -130,7 +130,7 @@ class GraphWriter:
             if whole:
                 self._derive_all(list(later.numeric.values()))
             else:
-                self._derive_detected(groups)
+                self._derive_detected(groups, written=later.grouped)
         self.batched(w.SET_HASHES, later.hashes)
         self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
                                     for st in load.stamps])
@@ -254,7 +254,7 @@ class GraphWriter:
                 w.NUMERIC_GROUPS_OF, keys=keys[start:start + self.batch_size]))
         return out
 
-    def _derive_detected(self, groups: set[Group]) -> None:
+    def _derive_detected(self, groups: set[Group], written: int = 0) -> None:
         """Numeric conflicts from numeric claims. Only the conflicts of `groups` (plus any a
         dead run left without a claim) and of the groups co-stated with them can change
         (`graph.conflict_scope`); they are re-derived alone, atomically. Too many: everything
@@ -262,7 +262,7 @@ class GraphWriter:
         groups = groups | {g for r in self.read(w.DIRTY_DETECTED)
                            if (g := conflict_group(r["id"])) is not None}
         if groups:
-            scope = conflict_scope(groups, GraphClaims(self), INCREMENTAL_CLAIMS)
+            scope = conflict_scope(groups, GraphClaims(self), INCREMENTAL_CLAIMS, written)
             if scope is None:
                 self._derive_all([ClaimRecord(origin="numeric", **r)
                                   for r in self.read(w.NUMERIC_CLAIMS)])
@@ -357,6 +357,7 @@ class _Deferred:
     contradictions: list[dict[str, Any]] = field(default_factory=list)
     hashes: list[dict[str, Any]] = field(default_factory=list)
     groups: set[Group] = field(default_factory=set)
+    grouped: int = 0  # numeric claims written in a group (all of them in `groups`)
     # The numeric claims the graph holds after the write: one per id, the last written (as
     # `MERGE ... SET` leaves it).
     numeric: dict[str, ClaimRecord] = field(default_factory=dict)
@@ -375,6 +376,7 @@ class _Deferred:
                     continue
                 if (group := group_of(c)) is not None:
                     self.groups.add(group)
+                    self.grouped += 1
                 if self.keep_claims:
                     self.numeric[c.id] = c
 

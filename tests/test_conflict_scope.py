@@ -131,6 +131,12 @@ def test_too_many_changed_claims_are_not_followed_to_their_co_stated_groups() ->
     chain = [claim("a", "s0", 2), claim("a", "s1", 2), claim("edited", "s0", 5)]
     assert conflict_scope({ttft("s0")}, NoCoStated(chain), limit=1) is None
 
+    class NoQueries(NoCoStated):
+        def count_of(self, groups: set[Group]) -> int:
+            raise AssertionError("counted in the graph though the edit wrote more")
+
+    assert conflict_scope({ttft("s0")}, NoQueries(chain), limit=1, written=2) is None
+
 
 def test_a_subjects_other_metrics_stay_out_of_the_scope() -> None:
     """A popular subject holds claims about many metrics; an edit about one of them reads that
