@@ -65,15 +65,20 @@ class ConflictScope:
 def conflict_scope(changed: set[Group], source: ClaimSource, limit: int,
                    written: int = 0) -> ConflictScope | None:
     """The scope for an edit whose numeric claims touch the groups `changed`; None when more
-    than `limit` claims would be read (then deriving everything again is as cheap). The edit's
-    own claims are counted first: `written` (claims of `changed` the edit wrote, known without
-    a query), then the groups' claims. An edit of the log writes thousands, and counting or
-    following those groups in Neo4j cost more than deriving everything (~18 s at 100k)."""
-    if written > limit or source.count_of(changed) > limit:
+    than `limit` claims would be read (then deriving everything again is as cheap). Counted
+    from the cheapest bound up: `written` (claims of `changed` the edit wrote, known without a
+    query), the claims of `changed`, then those of the groups co-stated with them, each group
+    once. An edit of the log writes thousands: past the bound, none is followed in Neo4j."""
+    if written > limit:
+        return None
+    count = source.count_of(changed)
+    if count > limit:
         return None
     groups = changed | source.co_stated(changed)
-    if source.count_of(groups) > limit:
-        return None
+    if groups != changed:
+        count += source.count_of(groups - changed)
+        if count > limit:
+            return None
     claims = source.claims_of(groups)
     context = source.holders(conflict_signatures(claims)) - groups
     if context and len(claims) + source.count_of(context) > limit:

@@ -44,7 +44,8 @@ class Resolution:
     attachment: bool = False
 
 
-def _rank(header: PageHeader) -> tuple[int, int, str]:
+def rank(header: PageHeader) -> tuple[int, int, str]:
+    """Which of the pages sharing a name keeps it: the shortest path."""
     return (header.path.count("/"), len(header.path), header.path)
 
 
@@ -77,7 +78,7 @@ class NameIndex:
                 index._alias_folded.setdefault(fold_name(alias), []).append(header)
         for table in (index._stem, index._alias, index._stem_folded, index._alias_folded):
             for candidates in table.values():
-                candidates.sort(key=_rank)
+                candidates.sort(key=rank)
         return index
 
     def kind(self, key: str | None) -> PageKind | None:
@@ -147,4 +148,4 @@ class NameIndex:
             return hit
         tail = "/" + folded.lstrip("/")
         matches = [h for p, h in self._paths.items() if ("/" + p).endswith(tail)]
-        return min(matches, key=_rank) if matches else None
+        return min(matches, key=rank) if matches else None

@@ -58,7 +58,7 @@ from loaders.records import (
     Problem,
     VaultSnapshot,
 )
-from loaders.resolver import NameIndex, PageHeader
+from loaders.resolver import NameIndex, PageHeader, rank
 from loaders.stream import VaultStream
 from loaders.text import fold_name, nfc
 
@@ -311,51 +311,46 @@ def _text(f: _File) -> str | None:
     return _decode(data, f.rel, [])
 
 
-def _rank(f: _File) -> tuple[int, int, str]:
-    """Which of the files sharing a name keeps it: the shortest path."""
-    return f.rel.count("/"), len(f.rel), f.rel
+def _by_rank(f: _File) -> tuple[int, int, str]:
+    return rank(f.header)
 
 
-def _assign_keys(files: list[_File]) -> None:
-    """Key = file stem; where stems repeat, the shortest path keeps it, others use their path."""
+def _assign_keys(files: list[_File]) -> dict[str, list[_File]]:
+    """Key = file stem; where stems repeat, the shortest path keeps it, others use their path.
+    Returns the pages by stem, each list in rank order (for `_duplicate_names`)."""
     by_stem: dict[str, list[_File]] = {}
     for f in files:
         if not f.rel.endswith(".json"):
             by_stem.setdefault(f.header.stem, []).append(f)
     for stem, group in by_stem.items():
         if len(group) > 1:
-            group.sort(key=_rank)
+            group.sort(key=_by_rank)
         for position, f in enumerate(group):
             key = stem if position == 0 else posixpath.splitext(f.rel)[0]
             if key != f.header.key:
                 f.header = replace(f.header, key=key)
+    return by_stem
 
 
-def _duplicate_names(files: list[_File]) -> list[Problem]:
+def _duplicate_names(by_stem: dict[str, list[_File]]) -> list[Problem]:
     """Warnings for pages that share a file name (they got path keys) or a title (links go by
-    file name, so a reader may not get the page they expect). Only pages sharing a name are
-    ranked; the warnings come in rank order."""
+    file name, so a reader may not get the page they expect), from `_assign_keys`' groups.
+    Only pages sharing a name are ranked; the warnings come in rank order."""
     found: list[tuple[tuple[int, int, str], Problem]] = []
-    by_stem: dict[str, list[_File]] = {}
-    for f in files:
-        if not f.rel.endswith(".json"):
-            by_stem.setdefault(f.header.stem, []).append(f)
     by_title: dict[str, list[_File]] = {}
     for stem, group in by_stem.items():
-        if len(group) > 1:
-            group.sort(key=_rank)
-            found += [(_rank(f), Problem(path=f.rel, message=f"page name '{stem}' is also used "
-                                                             f"by {group[0].rel}; this page's "
-                                                             f"key is '{f.header.key}'"))
-                      for f in group[1:]]
+        found += [(_by_rank(f), Problem(path=f.rel, message=f"page name '{stem}' is also used "
+                                                            f"by {group[0].rel}; this page's "
+                                                            f"key is '{f.header.key}'"))
+                  for f in group[1:]]
         by_title.setdefault(fold_name(group[0].header.title), []).append(group[0])
     for group in by_title.values():
         if len(group) > 1:
-            group.sort(key=_rank)
-            found += [(_rank(f), Problem(path=f.rel, message=f"title '{f.header.title}' is "
-                                                             f"also the title of "
-                                                             f"{group[0].rel}; links go by "
-                                                             f"file name"))
+            group.sort(key=_by_rank)
+            found += [(_by_rank(f), Problem(path=f.rel, message=f"title '{f.header.title}' is "
+                                                                f"also the title of "
+                                                                f"{group[0].rel}; links go by "
+                                                                f"file name"))
                       for f in group[1:]]
     found.sort(key=lambda item: item[0])
     return [problem for _, problem in found]
@@ -560,8 +555,7 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     now_ns = time.time_ns()
     files = [f for rel, full in _walk(root, problems)
              if (f := _read(root, rel, full, problems, known.get(rel), now_ns)) is not None]
-    _assign_keys(files)
-    problems.extend(_duplicate_names(files))
+    problems.extend(_duplicate_names(_assign_keys(files)))
     pages = [f for f in files if not f.rel.endswith(".json")]
     headers = tuple(f.header for f in pages)
     index, candidates = _name_index(headers)

@@ -78,7 +78,6 @@ def _claim(row: dict[str, Any]) -> ClaimRecord:
 def _record(row: dict[str, Any]) -> ContradictionRecord:
     x = {k: v for k, v in row["contradiction"].items() if v is not None}
     x["evidence"] = [EvidenceLine.parse(e) for e in x.get("evidence", [])]
-    x.setdefault("evidence_count", len(x["evidence"]))
     x["claims"] = None if row["claims"] is None else [_claim(c) for c in row["claims"]]
     return ContradictionRecord.model_validate(x)
 

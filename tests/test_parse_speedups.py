@@ -220,10 +220,10 @@ def test_keys_and_duplicate_name_warnings_as_ranking_every_page_gives() -> None:
             kind=PageKind.CONCEPT, title=rng.choice(["T", "t", "Ｔ", "U"])))
             for rel in rels]
         rng.shuffle(files)
-        vault_module._assign_keys(files)
+        by_stem = vault_module._assign_keys(files)
         keys = [f.header.key for f in files]
         assert len(set(keys)) == len(keys)  # every page its own key
-        found = vault_module._duplicate_names(files)
+        found = vault_module._duplicate_names(by_stem)
         assert found == _duplicate_names_reference(files)
         warned += len(found)
     assert warned > 300
