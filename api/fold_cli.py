@@ -18,7 +18,7 @@ from api.fold_files import write_fold
 from graph.connection import create_driver, verify
 from graph.settings import get_settings
 from loaders.errors import BadUserInput
-from loaders.vault import vault_root
+from loaders.files import vault_root
 from queries import fold_resolver as resolver
 from queries import folds as q
 from queries.base import GraphContext

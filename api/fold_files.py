@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from loaders.errors import BadUserInput
-from loaders.vault import vault_root
+from loaders.files import vault_root
 from queries.fold_check import FOLD_ID
 
 FOLDS_DIR = "folds"

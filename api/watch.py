@@ -1,9 +1,13 @@
 """Keep the graph in step with a vault while it is being edited: watch its files (watchfiles),
-wait until saves settle, then run the ordinary incremental ingest once per batch. Nothing here
-knows about the terminal; the CLI (api/watch_cli.py) decides how a batch is shown."""
+wait until saves settle, then run the ordinary incremental ingest once per batch. The ingests
+share a session (`graph.ingest.IngestSession`) and are told the paths the watcher saw change,
+so a batch reads those files only; every `FULL_SCAN_S` one batch walks the whole vault again,
+in case the watcher missed an event. Nothing here knows about the terminal; the CLI
+(api/watch_cli.py) decides how a batch is shown."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,15 +17,18 @@ import neo4j
 import watchfiles
 from pydantic import BaseModel
 
-from graph.ingest import IngestReport, ingest
+from graph.ingest import IngestReport, IngestSession, ingest
 from loaders.errors import VaultkgError
+from loaders.files import LEDGER_NAME, SKIP_DIRS, vault_root
 from loaders.gc_pause import keep_long_lived
-from loaders.vault import LEDGER_NAME, SKIP_DIRS, vault_root
+from loaders.text import nfc
 
 ChangeKind = Literal["added", "modified", "deleted"]
 DEFAULT_QUIET_MS = 400
 # Edits that never pause (a sync tool rewriting the vault) still get ingested this often.
 MAX_BATCH_MS = 5000
+# A batch walks the whole vault (about 1 s at 100k pages) when the last walk is this old.
+FULL_SCAN_S = 300.0
 
 
 class StopFlag(Protocol):
@@ -43,8 +50,10 @@ class WatchBatch(BaseModel):
 
 
 class VaultFilter(watchfiles.BaseFilter):
-    """Only files the ingest reads: markdown pages and the claim ledger, outside hidden and
-    skipped folders (the same rules as loaders.vault._walk)."""
+    """Paths the ingest may read, outside hidden and skipped folders (the same rules as
+    `loaders.files.walk`): markdown pages, the claim ledger, and what may be a folder (one
+    moved in or out brings or takes pages no event names); not other files (images). A path
+    that is gone may have been either: `folder_changes` decides with what the last scan saw."""
 
     def __init__(self, root: Path) -> None:
         super().__init__()
@@ -58,7 +67,23 @@ class VaultFilter(watchfiles.BaseFilter):
         if any(p in SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
             return False
         name = parts[-1]
-        return not name.startswith(".") and (name.endswith(".md") or name == LEDGER_NAME)
+        if name.startswith("."):
+            return False
+        return _page_name(name) or not os.path.isfile(path)
+
+
+def _page_name(name: str) -> bool:
+    return name.endswith(".md") or name == LEDGER_NAME
+
+
+def worth_ingesting(root: Path, changes: list[FileChange],
+                    session: IngestSession) -> list[FileChange]:
+    """Changes to pages, and to folders: those that are folders now, or were folders of
+    pages in the last scan (without one, any path that is gone)."""
+    scan = session.scan
+    return [c for c in changes
+            if _page_name(c.path.rpartition("/")[2]) or (root / c.path).is_dir()
+            or (c.change == "deleted" and (scan is None or scan.is_folder(nfc(c.path))))]
 
 
 def relative(root: Path, path: str) -> str | None:
@@ -95,20 +120,26 @@ def watch_vault(driver: neo4j.Driver, database: str, vault: Path,
     """Block until `stop` is set or Ctrl-C (KeyboardInterrupt propagates). Once the watcher is
     running, ingest the vault (so saves made before then are not lost) and call `on_ready`;
     then re-ingest after each settled batch of saves. A failed ingest (Neo4j down, an
-    unreadable vault) goes to `on_error` and the watch goes on: the next save retries; only a
-    failure of the first ingest propagates."""
+    unreadable vault) goes to `on_error` and the watch goes on: the next save retries (with a
+    walk of the whole vault); only a failure of the first ingest propagates."""
     root = vault_root(vault)
     watcher = watchfiles.watch(root, watch_filter=VaultFilter(root), step=quiet_ms,
                                debounce=max(MAX_BATCH_MS, quiet_ms), stop_event=stop,
                                rust_timeout=500, yield_on_timeout=True)
+    session = IngestSession()
+    walked = 0.0
     started = False
     for raw in watcher:  # the first yield comes once the watcher runs (timeout or changes)
-        changes = file_changes(root, raw)
+        changes = worth_ingesting(root, file_changes(root, raw), session)
         if started and not changes:
             continue
+        walk = time.monotonic() - walked > FULL_SCAN_S
         try:
-            report = ingest(driver, database, vault)
+            report = ingest(driver, database, vault, session=session,
+                            changed=None if walk else [c.path for c in changes])
             keep_long_lived()
+            if walk:
+                walked = time.monotonic()
         except VaultkgError as exc:
             if not started or on_error is None:
                 raise

@@ -13,6 +13,8 @@ import cProfile
 import functools
 import os
 import pstats
+import queue
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Generator
@@ -27,6 +29,9 @@ WARM_SEED, WARMUP_TAG, WARM_TAG = 0, "warm-up", "warm"
 # A warm re-ingest's cost depends on the page (an edit about a popular concept re-derives its
 # conflicts): several pages are edited one after another, and the median is reported.
 WARM_EDITS = 5
+# How long the watch benchmark waits for the first ingest or a batch (a 100k vault's first
+# ingest takes minutes when the graph is behind).
+WATCH_WAIT_S = 1800.0
 
 
 def warm_tags() -> list[str]:
@@ -36,7 +41,7 @@ WRITE_LABEL = "write (db, with parse waits)"
 WAIT_LABEL = "parse (writer waited)"
 WRITER_STEPS = ("_remove_facts", "_pages", "_links", "_relations", "_log", "_claims",
                 "_derive_detected", "_derive_all", "_existing")
-PARSE_STEPS = (("loaders.vault", "_read", "header pass"),
+PARSE_STEPS = (("loaders.scan", "read_file", "header pass"),
                ("loaders.vault", "MentionFinder", "mention index"),
                ("loaders.vault", "parse_log", "log"),
                ("loaders.page_parser", "mentions_and_numbers", "mentions+numbers"),
@@ -158,6 +163,58 @@ def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
     return out
 
 
+def _watch(vault: Path, store: dict[str, float], logged: bool = False) -> dict[str, Any]:
+    """`vaultkg watch` itself (`watch_vault`, its real file watcher and ingest session): after
+    its first ingest and one untimed edit, `WARM_EDITS` pages edited one at a time (with
+    `logged`, each also logged at the top of the log). Reported: the median batch's ingest
+    time as the watch measures it, and the time from the save until the graph has it (which
+    adds the watcher's wait for saves to settle, `DEFAULT_QUIET_MS`)."""
+    from api.watch import WatchBatch, watch_vault
+    from loaders.files import vault_root
+
+    s = common.settings()
+    drv = common.driver(s)
+    batches: queue.Queue[WatchBatch] = queue.Queue()
+    ready, stop = threading.Event(), threading.Event()
+    thread = threading.Thread(target=watch_vault, daemon=True, kwargs={
+        "driver": drv, "database": s.neo4j_database, "vault": vault, "on_batch": batches.put,
+        "on_ready": lambda report: ready.set(), "stop": stop})
+    root = vault_root(vault)
+    runs: list[tuple[float, float, dict[str, float], Any]] = []
+    thread.start()
+    try:
+        if not ready.wait(WATCH_WAIT_S):
+            raise RuntimeError("the watch's first ingest did not finish")
+        for tag in (WARMUP_TAG, *warm_tags()):
+            store.clear()
+            saved = time.perf_counter()
+            edited = log_edit(vault, WARM_SEED, tag) if logged else \
+                edit_pages(vault, 1, WARM_SEED, tag)
+            waiting = {path.relative_to(root).as_posix() for path in edited}
+            seen: list[Any] = []
+            while waiting:  # saves may settle in more than one batch
+                batch = batches.get(timeout=WATCH_WAIT_S)
+                seen.append(batch.report)
+                waiting -= {c.path for c in batch.changes}
+            if tag != WARMUP_TAG:
+                runs.append((sum(r.elapsed_s for r in seen), time.perf_counter() - saved,
+                             dict(store), seen[-1]))
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        drv.close()
+    elapsed, latency, phases, report = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
+    store.clear()
+    store.update(phases)
+    return {"elapsed_s": elapsed, "save_to_graph_s": round(latency, 3),
+            "report": report.model_dump(mode="json"), "pages": report.pages,
+            "parsed": report.parsed,
+            "elements": report.nodes_created + report.relationships_created,
+            "graph_nodes": report.nodes, "graph_relationships": report.relationships,
+            "samples_s": [round(run[0], 3) for run in runs],
+            "save_to_graph_samples_s": [round(run[1], 3) for run in runs]}
+
+
 def _naive(vault: Path, store: dict[str, float]) -> dict[str, Any]:
     from benchmarks.naive import naive_write
     from graph.schema import ensure_schema
@@ -188,18 +245,18 @@ def _naive(vault: Path, store: dict[str, float]) -> dict[str, Any]:
 def worker(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=("parse", "ingest", "ingest-warm", "ingest-warm-log",
-                                         "naive"))
+                                         "watch", "watch-log", "naive"))
     parser.add_argument("vault", type=Path)
     parser.add_argument("--profile", type=Path, default=None,
                         help="write a cProfile dump here and print the top functions")
     args = parser.parse_args(argv)
     limit = os.environ.get(MAX_PAGE_ENV)
     if limit:  # lets a 100k vault's log (about 19 MiB) load; see RESULTS.md
-        import loaders.vault
+        import loaders.files
 
-        loaders.vault.MAX_PAGE_BYTES = int(limit) * 1024 * 1024
+        loaders.files.MAX_PAGE_BYTES = int(limit) * 1024 * 1024
     store: dict[str, float] = defaultdict(float)
-    _instrument(store, writer=args.mode.startswith("ingest"))
+    _instrument(store, writer=args.mode.startswith(("ingest", "watch")))
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()
@@ -208,6 +265,8 @@ def worker(argv: list[str] | None = None) -> None:
     elif args.mode.startswith("ingest"):
         result = _ingest(args.vault, store, warm=args.mode.startswith("ingest-warm"),
                          logged=args.mode == "ingest-warm-log")
+    elif args.mode.startswith("watch"):
+        result = _watch(args.vault, store, logged=args.mode == "watch-log")
     else:
         result = _naive(args.vault, store)
     if profiler:
@@ -257,7 +316,7 @@ def _rates(result: dict[str, Any], pages: int | None = None) -> dict[str, Any]:
         if write_s:
             out["db_elements_per_s"] = round(result["elements"] / write_s, 1)
     for key in ("parsed", "graph_nodes", "graph_relationships", "statements", "records",
-                "samples_s"):
+                "samples_s", "save_to_graph_s", "save_to_graph_samples_s"):
         if key in result:
             out[key] = result[key]
     return out
@@ -299,6 +358,10 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
         log(f"[{pages}] re-ingest after editing 1 page and logging it, warm process")
         originals.setdefault(vault / "wiki" / "log.md", (vault / "wiki" / "log.md").read_bytes())
         results["reingest_warm_log"] = _rates(_run("ingest-warm-log", vault))
+        log(f"[{pages}] re-ingest after editing 1 page, in `vaultkg watch`")
+        results["reingest_watch"] = _rates(_run("watch", vault))
+        log(f"[{pages}] re-ingest after editing 1 page and logging it, in `vaultkg watch`")
+        results["reingest_watch_log"] = _rates(_run("watch-log", vault))
     finally:
         restore(originals)
     if profile_dir is not None:

@@ -12,6 +12,9 @@ INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (emp
                ("reingest_warm", "re-ingest, 1 page edited, warm process (median of 5 pages)"),
                ("reingest_warm_log", "re-ingest, 1 page edited and a log entry added at the "
                                      "top, warm process (median of 5)"),
+               ("reingest_watch", "re-ingest in `vaultkg watch`, 1 page edited (median of 5)"),
+               ("reingest_watch_log", "re-ingest in `vaultkg watch`, 1 page edited and logged "
+                                      "(median of 5)"),
                ("naive", "naive baseline (1 statement/element)"))
 
 
@@ -41,6 +44,11 @@ def _ingest_table(ingest: dict[str, Any]) -> list[str]:
             f"{_fmt(row.get('db_elements_per_s'))} | {_fmt(row.get('cpu_s'))} | "
             f"{_fmt(row.get('server_cpu_s'))} | {_fmt(row.get('elements_per_cpu_s'))} | "
             f"{_fmt(row['peak_rss_mb'])} | {_fmt(row.get('workers_peak_rss_mb'))} |")
+    for key, label in INGEST_ROWS:
+        row = ingest.get(key) or {}
+        if row.get("save_to_graph_samples_s"):
+            lines += ["", f"{label}: ingest s per edit {row['samples_s']}; from the save until "
+                          f"the graph has it, s: {row['save_to_graph_samples_s']}."]
     ratio = ingest.get("naive_vs_full")
     if ratio:
         lines += ["", f"Batched vs naive, elements/s: end to end **{ratio['end_to_end']}x**, "
@@ -90,18 +98,21 @@ def _query_table(query: dict[str, Any]) -> list[str]:
 
 def _scaling(data: dict[str, Any]) -> list[str]:
     lines = ["| pages | graph nodes | graph rels | full ingest s | pages/s | elements/s | "
-             "parse-only s | peak RSS (full) MiB | re-ingest 1 page s |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "parse-only s | peak RSS (full) MiB | re-ingest 1 page s | 1 page in watch s "
+             "(save to graph s) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for pages, entry in sorted(data.get("sizes", {}).items(), key=lambda kv: int(kv[0])):
         ingest = entry.get("ingest") or {}
         full, parse = ingest.get("full") or {}, ingest.get("parse") or {}
         one = ingest.get("reingest_1 page") or {}
+        watch = ingest.get("reingest_watch") or {}
         lines.append(
             f"| {int(pages):,} | {_fmt(full.get('graph_nodes'))} | "
             f"{_fmt(full.get('graph_relationships'))} | {_fmt(full.get('elapsed_s'), 1)} | "
             f"{_fmt(full.get('pages_per_s'))} | {_fmt(full.get('elements_per_s'))} | "
             f"{_fmt(parse.get('elapsed_s'), 1)} | {_fmt(full.get('peak_rss_mb'))} | "
-            f"{_fmt(one.get('elapsed_s'), 2)} |")
+            f"{_fmt(one.get('elapsed_s'), 2)} | {_fmt(watch.get('elapsed_s'), 2)} "
+            f"({_fmt(watch.get('save_to_graph_s'), 2)}) |")
     return lines
 
 

@@ -4,7 +4,8 @@ joins the two layers."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Generator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, LiteralString
 
@@ -16,18 +17,22 @@ from graph.lock import ingest_lock
 from graph.schema import ensure_schema
 from graph.writer import GraphWriter
 from graph.writes import PAGE_HASH_FIELDS
+from loaders.files import PreviousPage
 from loaders.gc_pause import cyclic_gc_paused
-from loaders.records import Problem
-from loaders.vault import CHUNK_PAGES, LoadOptions, PreviousPage, stream_vault
+from loaders.records import PageFacts, Problem
+from loaders.scan import VaultScan
+from loaders.stream import VaultStream
+from loaders.vault import CHUNK_PAGES, LoadOptions, stream_vault
 
 TOTALS: LiteralString = (
     "CALL () { MATCH (p:Page) WHERE p.path ENDS WITH '.md' RETURN count(p) AS pages } "
     "CALL () { MATCH (:Page)-[r:LINKS_TO]->() RETURN count(r) AS links } "
     "CALL () { MATCH (:Page)-[r:LINKS_TO]->(:Dangling) RETURN count(r) AS dangling } "
     "CALL () { MATCH (e:LogEntry) RETURN count(e) AS log_entries } "
-    "CALL () { MATCH (n) WHERE NOT n:IngestLock RETURN count(n) AS nodes } "
+    "CALL () { MATCH (n) RETURN count(n) AS every } "
+    "CALL () { MATCH (l:IngestLock) RETURN count(l) AS leases } "
     "CALL () { MATCH ()-[r]->() RETURN count(r) AS relationships } "
-    "RETURN pages, links, dangling, log_entries, nodes, relationships")
+    "RETURN pages, links, dangling, log_entries, every - leases AS nodes, relationships")
 
 
 def _previous(rows: list[list[Any]]) -> dict[str, PreviousPage]:
@@ -39,6 +44,60 @@ def _previous(rows: list[list[Any]]) -> dict[str, PreviousPage]:
                               mtime_ns=mtime_ns or 0, size=-1 if size is None else size,
                               title=title or "", aliases=tuple(aliases or ()))
             for key, digest, names, kind, path, mtime_ns, size, title, aliases in rows}
+
+
+@dataclass
+class IngestSession:
+    """What a long-lived process (`vaultkg watch`) keeps between its ingests, so the next one
+    reads neither every page's hash from Neo4j (1 s at 100k pages) nor, told which paths
+    changed, the whole vault: the pages as its last ingest left the graph, that ingest's scan,
+    and the generation it wrote. Trusted only while the graph's generation is still that one
+    (see `graph.lock`): another ingest, finished or crashed midway, or a wipe, changes it."""
+
+    generation: str | None = None
+    previous: dict[str, PreviousPage] | None = None
+    scan: VaultScan | None = None
+
+    def take(self, generation: str | None) -> tuple[dict[str, PreviousPage] | None,
+                                                    VaultScan | None]:
+        """What is kept, if the graph is still at its generation; either way the session holds
+        nothing until `keep` (an ingest that fails midway leaves it empty)."""
+        kept = (self.previous, self.scan) if generation == self.generation else (None, None)
+        self.generation, self.previous, self.scan = None, None, None
+        return kept
+
+    def keep(self, generation: str, previous: dict[str, PreviousPage],
+             scan: VaultScan | None) -> None:
+        if scan is not None:
+            scan.release_texts()
+        self.generation, self.previous, self.scan = generation, previous, scan
+
+
+def _noting(chunks: Generator[list[PageFacts], None, None],
+            written: dict[str, PreviousPage]) -> Generator[list[PageFacts], None, None]:
+    """`chunks`, noting what the graph will hold of each page in them."""
+    try:
+        for chunk in chunks:
+            for f in chunk:
+                p = f.page
+                written[p.key] = PreviousPage(p.content_hash, p.names_folded, p.kind.value,
+                                              path=p.path, mtime_ns=p.mtime_ns, size=p.size,
+                                              title=p.title, aliases=p.aliases)
+            yield chunk
+    finally:
+        chunks.close()
+
+
+def _after(previous: dict[str, PreviousPage], written: dict[str, PreviousPage],
+           stream: VaultStream) -> dict[str, PreviousPage]:
+    """`previous` (updated in place) as a read of the graph would give it once `stream` is
+    written: the pages written, without the deleted ones, with the stamps recorded."""
+    for key in stream.deleted:
+        previous.pop(key, None)
+    previous.update(written)
+    for st in stream.stamps:
+        previous[st.key] = replace(previous[st.key], mtime_ns=st.mtime_ns, size=st.size)
+    return previous
 
 
 class IngestReport(BaseModel):
@@ -67,24 +126,35 @@ class IngestReport(BaseModel):
 def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = False,
            progress: Callable[[int, int], None] | None = None,
            batch_size: int = 5000, on_wait: Callable[[], None] | None = None,
-           chunk_pages: int = CHUNK_PAGES) -> IngestReport:
+           chunk_pages: int = CHUNK_PAGES, session: IngestSession | None = None,
+           changed: Collection[str] | None = None) -> IngestReport:
     """Bring the graph in line with the vault at `path`, touching only what changed, writing
     `chunk_pages` parsed pages at a time while the next are parsed. Concurrent ingests into one
-    database take turns (see `graph.lock`)."""
+    database take turns (see `graph.lock`). With a `session` kept from the last ingest, and the
+    paths `changed` since (relative to the folder read, e.g. from a file watcher), only those
+    are read."""
     started = time.perf_counter()
     ensure_schema(driver, database)
-    with ingest_lock(driver, database, on_wait=on_wait):
+    with ingest_lock(driver, database, on_wait=on_wait) as lease:
         writer = GraphWriter(driver, database, batch_size=batch_size)
-        # Paused as in load_vault, but not around the writes: with it there, the 100k full
-        # ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
-        with cyclic_gc_paused():
-            previous = _previous(writer.previous_pages())
+        previous, scan = session.take(lease.before) if session is not None else (None, None)
+        if previous is None:
+            # Paused as in load_vault, but not around the writes: with it there, the 100k
+            # full ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
+            with cyclic_gc_paused():
+                previous = _previous(writer.previous_pages())
         stream = stream_vault(path, LoadOptions(previous=previous, force=force,
-                                                progress=progress), chunk_pages)
+                                                progress=progress, scan=scan,
+                                                changed=changed), chunk_pages)
+        written: dict[str, PreviousPage] = {}
+        if session is not None:
+            stream.chunks = _noting(stream.chunks, written)
         try:
             stats = writer.write(stream)
         finally:
             stream.close()
+        if session is not None:
+            session.keep(lease.owner, _after(previous, written, stream), stream.scan)
     with translate_errors():
         records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
     totals = records[0].data()

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from loaders.records import PageFacts, PageStamp, Problem, VaultSnapshot
+
+if TYPE_CHECKING:
+    from loaders.scan import VaultScan
 
 
 @dataclass
@@ -22,6 +26,7 @@ class VaultStream:
     stamps: tuple[PageStamp, ...]
     problems: list[Problem]
     chunks: Generator[list[PageFacts], None, None]
+    scan: VaultScan | None = None  # what this load saw, for the next (see `LoadOptions.scan`)
 
     def close(self) -> None:
         """Stop parsing (a writer that failed midway): the workers are let go now, not when

@@ -2,35 +2,33 @@
 
 Two passes: a cheap header pass over every file (hash, frontmatter, names) builds the name index;
 the full parse then runs only on pages that changed since `previous` (or whose links or mentions
-a changed name could affect).
-
-File stamps: a file whose `(path, mtime_ns, size)` equals what the graph recorded is not read at
-all; its header comes from `previous` (re-ingest cost is then a `stat` per file). The trade-off:
-an edit that keeps both the size and the mtime (a tool that restores mtimes, a clock set back) is
-not seen; `force` reads and re-parses every file. A stamp is recorded only when it can be
-trusted: not for a file the header pass reported a problem for (its problems are reported on
-every run, so it is read on every run), and not for a file modified within `RACY_NS` of the
-read (a second same-size write in the same timestamp tick would be missed, as "racy git")."""
+a changed name could affect). Which files are read, and when a file's stamp spares reading it:
+`loaders.files` and `loaders.scan`."""
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
 import posixpath
 import re
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from stat import S_ISREG
 
 from loaders import page_parser as pp
 from loaders.errors import VaultError
+from loaders.files import (
+    LOG_STEM,
+    PreviousPage,
+    StaleStamp,
+    VaultFile,
+    hydrate,
+    text_of,
+    vault_root,
+)
 from loaders.fold_pages import fold_corrections, parse_fold_page
-from loaders.frontmatter import Frontmatter, split_frontmatter
 from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
@@ -38,7 +36,7 @@ from loaders.log import parse_log
 from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
 from loaders.mention_filter import NameCandidates, NameScan, unlinked
 from loaders.mentions import MentionFinder
-from loaders.pages import classify, parse_source_name
+from loaders.pages import parse_source_name
 from loaders.parallel import ordered_imap
 from loaders.provenance import (
     EntryIndex,
@@ -59,70 +57,18 @@ from loaders.records import (
     VaultSnapshot,
 )
 from loaders.resolver import NameIndex, PageHeader, rank
+from loaders.scan import NameState, VaultScan, scan_files
 from loaders.stream import VaultStream
-from loaders.text import fold_name, nfc
+from loaders.text import fold_name
 
-MAX_PAGE_BYTES = 8 * 1024 * 1024
 # Pages parsed and written together (see `stream_vault`): enough rows for full write batches,
 # few enough that an ingest holds two chunks' records, not the vault's.
 CHUNK_PAGES = 2000
 # Parse workers run at this lower CPU priority: the writer and Neo4j, which an ingest waits
 # for, get the cores they need, and the workers the rest.
 PARSE_NICE = 10
-# The log is append-only and grows with the vault (one entry per page: 19 MiB at 100k pages).
-MAX_LOG_BYTES = 256 * 1024 * 1024
-LOG_STEM = "log"
-KINDS = frozenset(k.value for k in PageKind)
-# A file modified this recently (ns) before the read gets no stamp: a write in the same tick
-# (filesystem timestamp granularity is up to 2 s) would leave mtime and size unchanged.
-RACY_NS = 2_000_000_000
-# Part of every page's stored hash. Bump it when the same bytes yield other records (a new
-# field such as `Claim.known`, a parser fix): a graph written before then has each page parsed
-# again once, instead of keeping records this code would not produce.
-RECORDS_VERSION = "r2"
-SKIP_DIRS = frozenset({".obsidian", ".git", ".trash", "node_modules", ".raw", ".venv"})
-LEDGER_NAME = "claim-ledger.json"
 VENUE_YEAR = re.compile(r"[\s'’]*(?:19|20)\d{2}$")
 CHILD_KEY = re.compile(r"^log-(\d{8})-(\d+)$")
-
-
-@dataclass(frozen=True)
-class PreviousPage:
-    """What the graph already holds of a page: enough to tell whether it changed, and (with
-    its file stamp) its header, so an unchanged file need not be read."""
-
-    content_hash: str
-    names: tuple[str, ...] = ()
-    kind: str = ""
-    path: str = ""
-    mtime_ns: int = 0  # 0: no trusted stamp, the file is read
-    size: int = -1
-    title: str = ""
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass
-class _File:
-    rel: str
-    text: str | None  # None: not read (its stamp matched); `_hydrate` reads it when needed
-    digest: str
-    mtime_ns: int
-    size: int
-    front: Frontmatter | None
-    header: PageHeader
-    full: str | None = None  # the file's path (a string: pathlib costs ~30 µs per file)
-    trusted: bool = True  # record the stamp (no header-pass problem, not modified just now)
-
-    @property
-    def content(self) -> tuple[str, Frontmatter]:
-        """Text and frontmatter of a file that was read (see `_hydrate`)."""
-        assert self.text is not None and self.front is not None, f"{self.rel} not read"
-        return self.text, self.front
-
-    @property
-    def stamp(self) -> int:
-        """The mtime to record: 0 when the stamp is not to be trusted next run."""
-        return self.mtime_ns if self.trusted else 0
 
 
 @dataclass
@@ -135,190 +81,20 @@ class LoadOptions:
     mentions: bool = True
     progress: Callable[[int, int], None] | None = None
     workers: int | None = None  # parse processes; None: one per core for large jobs
+    # The scan of the load whose graph `previous` is, and the paths changed since (relative to
+    # the vault root, e.g. from a file watcher): only those are read again (`loaders.scan`).
+    scan: VaultScan | None = None
+    changed: Collection[str] | None = None
 
 
-def vault_root(path: Path) -> Path:
-    """The folder to read: `wiki/` under the given path when there is one."""
-    path = path.expanduser()
-    if not path.exists():
-        raise VaultError("no such vault folder", str(path))
-    if not path.is_dir():
-        raise VaultError("not a folder", str(path))
-    wiki = path / "wiki"
-    base = path.resolve()
-    # A `wiki` symlink that leaves the vault is not followed (the walk then reports it).
-    return wiki.resolve() if wiki.is_dir() and wiki.resolve().is_relative_to(base) else base
-
-
-def _walk(root: Path, problems: list[Problem]) -> Iterator[tuple[str, str]]:
-    """(vault-relative posix path, file path) for every markdown or ledger file, confined to
-    root. Top-down, sorted; a folder's files come before its subfolders (as `os.walk` gives
-    them)."""
-    yield from _walk_folder(root, str(root), "", problems)
-
-
-def _walk_folder(root: Path, here: str, prefix: str,
-                 problems: list[Problem]) -> Iterator[tuple[str, str]]:
-    # `scandir` says which entries are symlinks without a `stat` per file.
-    try:
-        with os.scandir(here) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
-    except OSError:
-        return  # as os.walk: an unreadable folder is left out
-    folders: list[os.DirEntry[str]] = []
-    files: list[os.DirEntry[str]] = []
-    for entry in entries:  # folders' problems first, then files' as they are read
-        name = entry.name
-        if _is_dir(entry):
-            if name in SKIP_DIRS or name.startswith("."):
-                continue
-            if entry.is_symlink():
-                problems.append(Problem(path=nfc(prefix + name), skipped=True,
-                                        message="symlinked folder not followed"))
-                continue
-            folders.append(entry)
-        elif name.endswith(".md") or name == LEDGER_NAME:
-            files.append(entry)
-    here_slash = here + os.sep
-    for entry in files:
-        full = here_slash + entry.name
-        if entry.is_symlink() and not Path(full).resolve().is_relative_to(root):
-            problems.append(Problem(path=nfc(prefix + entry.name), skipped=True,
-                                    message="symlink points outside the vault; skipped"))
-            continue
-        yield nfc(prefix + entry.name), full
-    for entry in folders:
-        yield from _walk_folder(root, os.path.join(here, entry.name), prefix + entry.name + "/",
-                                problems)
-
-
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _decode(data: bytes, rel: str, problems: list[Problem]) -> str | None:
-    if b"\x00" in data[:8192]:
-        problems.append(Problem(path=rel, skipped=True, message="binary file, not markdown"))
-        return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        problems.append(Problem(path=rel, line=line,
-                                message="invalid UTF-8; bad bytes replaced with U+FFFD"))
-        text = data.decode("utf-8-sig", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _size_limit(rel: str) -> int:
-    """The log has its own, much larger limit: it is append-only by design."""
-    name = rel.rpartition("/")[2].lower()
-    return MAX_LOG_BYTES if name == LOG_STEM + ".md" else MAX_PAGE_BYTES
-
-
-def _read(root: Path, rel: str, full: str, problems: list[Problem],
-          known: PreviousPage | None = None, now_ns: int | None = None) -> _File | None:
-    """A file's header (and text). With `known` and a matching stamp, the file is not read:
-    its header is the graph's."""
-    try:
-        stat = os.stat(full)
-    except OSError as exc:
-        problems.append(Problem(path=rel, skipped=True, message=f"cannot read: {exc.strerror}"))
-        return None
-    if not S_ISREG(stat.st_mode):
-        # A FIFO or device named `.md` would block or never end.
-        problems.append(Problem(path=rel, skipped=True,
-                                message="not a regular file (pipe, socket or device); skipped"))
-        return None
-    if stat.st_size > MAX_PAGE_BYTES and stat.st_size > (limit := _size_limit(rel)):
-        problems.append(Problem(path=rel, skipped=True,
-                                message=f"page is {stat.st_size // (1024 * 1024)} MiB, over the "
-                                        f"{limit // (1024 * 1024)} MiB limit; skipped"))
-        return None
-    if known is not None and known.mtime_ns and \
-            known.content_hash.startswith(f"{RECORDS_VERSION}:") and \
-            (known.mtime_ns, known.size) == (stat.st_mtime_ns, stat.st_size) and \
-            known.kind in KINDS:
-        return _File(rel, None, known.content_hash, stat.st_mtime_ns, stat.st_size, None,
-                     _known_header(rel, known), full)
-    racy = now_ns is None or stat.st_mtime_ns > now_ns - RACY_NS
-    before = len(problems)
-    f = _parse_header(rel, full, stat.st_mtime_ns, stat.st_size, problems)
-    if f is not None:
-        f.trusted = not racy and len(problems) == before
-    return f
-
-
-def _known_header(rel: str, known: PreviousPage) -> PageHeader:
-    stem = posixpath.splitext(rel.rpartition("/")[2])[0]
-    return PageHeader(key=stem, path=rel, kind=PageKind(known.kind), title=known.title,
-                      aliases=known.aliases, stem=stem)
-
-
-def _parse_header(rel: str, full: str, mtime_ns: int, size: int,
-                  problems: list[Problem]) -> _File | None:
-    """Read, hash and split the frontmatter of one file."""
-    try:
-        data = _read_bytes(full)
-    except OSError as exc:
-        problems.append(Problem(path=rel, skipped=True, message=f"cannot read: {exc.strerror}"))
-        return None
-    text = _decode(data, rel, problems)
-    if text is None:
-        return None
-    if not text.strip():
-        problems.append(Problem(path=rel, message="empty file; loaded as an empty page"))
-    digest = f"{RECORDS_VERSION}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
-    stem = posixpath.splitext(posixpath.basename(rel))[0]
-    if rel.endswith(".json"):
-        front = Frontmatter(lines=text.split("\n"))
-        kind = PageKind.META
-    else:
-        try:
-            front = split_frontmatter(text, rel)
-        except VaultError as exc:
-            where = f"{rel}:{exc.line}: " if exc.line else f"{rel}: "
-            problems.append(Problem(path=rel, line=exc.line,
-                                    message=str(exc).removeprefix(where) +
-                                    "; page loaded without its properties"))
-            front = Frontmatter(lines=text.split("\n"), body_start=1)
-        problems.extend(Problem(path=rel, line=line, message=message)
-                        for line, message in front.warnings)
-        kind = classify(front, rel, stem)
-    aliases = tuple(nfc(a) for a, _ in front.items("aliases") if a.strip())
-    title = nfc(front.text("title") or stem)
-    header = PageHeader(key=stem, path=rel, kind=kind, title=title, aliases=aliases, stem=stem)
-    return _File(rel, text, digest, mtime_ns, size, front, header, full)
-
-
-def _text(f: _File) -> str | None:
-    """A file's text, read without keeping it when the header pass skipped it."""
-    if f.text is not None:
-        return f.text
-    assert f.full is not None
-    try:
-        data = _read_bytes(f.full)
-    except OSError:
-        return None
-    return _decode(data, f.rel, [])
-
-
-def _by_rank(f: _File) -> tuple[int, int, str]:
+def _by_rank(f: VaultFile) -> tuple[int, int, str]:
     return rank(f.header)
 
 
-def _assign_keys(files: list[_File]) -> dict[str, list[_File]]:
+def _assign_keys(files: list[VaultFile]) -> dict[str, list[VaultFile]]:
     """Key = file stem; where stems repeat, the shortest path keeps it, others use their path.
     Returns the pages by stem, each list in rank order (for `_duplicate_names`)."""
-    by_stem: dict[str, list[_File]] = {}
+    by_stem: dict[str, list[VaultFile]] = {}
     for f in files:
         if not f.rel.endswith(".json"):
             by_stem.setdefault(f.header.stem, []).append(f)
@@ -332,12 +108,12 @@ def _assign_keys(files: list[_File]) -> dict[str, list[_File]]:
     return by_stem
 
 
-def _duplicate_names(by_stem: dict[str, list[_File]]) -> list[Problem]:
+def _duplicate_names(by_stem: dict[str, list[VaultFile]]) -> list[Problem]:
     """Warnings for pages that share a file name (they got path keys) or a title (links go by
     file name, so a reader may not get the page they expect), from `_assign_keys`' groups.
     Only pages sharing a name are ranked; the warnings come in rank order."""
     found: list[tuple[tuple[int, int, str], Problem]] = []
-    by_title: dict[str, list[_File]] = {}
+    by_title: dict[str, list[VaultFile]] = {}
     for stem, group in by_stem.items():
         found += [(_by_rank(f), Problem(path=f.rel, message=f"page name '{stem}' is also used "
                                                             f"by {group[0].rel}; this page's "
@@ -356,7 +132,7 @@ def _duplicate_names(by_stem: dict[str, list[_File]]) -> list[Problem]:
     return [problem for _, problem in found]
 
 
-def _page(f: _File) -> Page:
+def _page(f: VaultFile) -> Page:
     _, front = f.content
     naming = parse_source_name(f.header.stem)
     year = front.data.get("year")
@@ -392,12 +168,12 @@ def _venue_name(text: str | None) -> str | None:
     return VENUE_YEAR.sub("", text).strip() or text.strip()
 
 
-def _names_of(f: _File) -> tuple[str, ...]:
+def _names_of(f: VaultFile) -> tuple[str, ...]:
     return tuple(sorted({fold_name(n) for n in (f.header.stem, f.header.title,
                                                 *f.header.aliases) if n}))
 
 
-def _changed_names(files: list[_File], options: LoadOptions) -> set[str]:
+def _changed_names(files: list[VaultFile], options: LoadOptions) -> set[str]:
     """Names that appeared, vanished or changed their page (or its kind) since `previous`."""
     current = {f.header.key: f for f in files}
     changed_names: set[str] = set()
@@ -416,7 +192,7 @@ def _changed_names(files: list[_File], options: LoadOptions) -> set[str]:
     return {n for n in changed_names if len(n) >= 2}
 
 
-def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
+def _affected_by_names(files: list[VaultFile], options: LoadOptions) -> set[str]:
     """Unchanged pages whose text mentions a name that appeared, vanished or changed its page
     (new and edited pages are parsed anyway). Texts of files the header pass skipped are read
     only when some name changed. One scan per text, whatever the number of changed names (a
@@ -429,21 +205,17 @@ def _affected_by_names(files: list[_File], options: LoadOptions) -> set[str]:
     for f in files:
         if _new_or_edited(f, options):
             continue  # parsed anyway
-        text = _text(f)
+        text = text_of(f)
         # A file that cannot be read now is re-read (and its problem reported) by the parse.
         if text is None or scan.any_in(text):
             out.add(f.header.key)
     return out
 
 
-def _new_or_edited(f: _File, options: LoadOptions) -> bool:
+def _new_or_edited(f: VaultFile, options: LoadOptions) -> bool:
     """The graph has no page of this key, or not of these bytes (and records version)."""
     prev = options.previous.get(f.header.key)
     return prev is None or prev.content_hash != f.digest
-
-
-class _StaleStamp(Exception):
-    """A skipped file changed under an unchanged stamp, or cannot be read any more."""
 
 
 # The last name index of this process and its mention candidates: both depend only on the
@@ -473,13 +245,13 @@ def clear_caches() -> None:
     _LOG_CACHE.clear()
 
 
-def _log_entries(f: _File, index: NameIndex,
+def _log_entries(f: VaultFile, index: NameIndex,
                  problems: list[Problem]) -> tuple[list[LogEntry], list[Problem], EntryIndex]:
     """The log's entries, problems and index (from the cache when nothing they depend on
     changed)."""
     hit = _LOG_CACHE.get((f.rel, f.digest))
     if hit is None or hit[0] is not index:
-        _hydrate(f, problems)
+        hydrate(f, problems)
         _, front = f.content
         lines = body_lines(front.lines, front.body_start, mask=False)
         entries, found = parse_log(lines, f.rel, index)
@@ -487,20 +259,6 @@ def _log_entries(f: _File, index: NameIndex,
         _LOG_CACHE.clear()
         _LOG_CACHE[(f.rel, f.digest)] = hit
     return list(hit[1]), list(hit[2]), hit[3]
-
-
-def _hydrate(f: _File, problems: list[Problem]) -> None:
-    """Read a file the header pass skipped, in place (its key stays what `_assign_keys` gave
-    it). Raises `_StaleStamp` when the file cannot be read or its header is not the graph's."""
-    if f.text is not None:
-        return
-    assert f.full is not None
-    before = len(problems)
-    read = _parse_header(f.rel, f.full, f.mtime_ns, f.size, problems)
-    if read is None or replace(read.header, key=f.header.key) != f.header:
-        raise _StaleStamp(f.rel)
-    f.text, f.front, f.digest = read.text, read.front, read.digest
-    f.trusted = len(problems) == before
 
 
 def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
@@ -526,12 +284,12 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
     with cyclic_gc_paused():
         try:
             plan = _plan(root, options)
-        except _StaleStamp:
+        except StaleStamp:
             # Rare (a file edited under an unchanged stamp, or unreadable now): read every file.
             plan = _plan(root, replace(options, stamps=False))
     return VaultStream(root=str(root), todo=tuple(f.header.key for f in plan.todo),
                        unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
-                       problems=plan.problems,
+                       problems=plan.problems, scan=plan.scan,
                        chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
 
 
@@ -539,39 +297,50 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
 class _Plan:
     """What a load will parse, and how; known before any page is parsed."""
 
-    todo: list[_File]
-    parse: Callable[[_File], tuple[PageFacts, list[Problem]]]
+    todo: list[VaultFile]
+    parse: Callable[[VaultFile], tuple[PageFacts, list[Problem]]]
     log_entries: tuple[LogEntry, ...]  # the log page's, which `parse` leaves out
     heavy_last: bool  # the last page is the log
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
     problems: list[Problem]
+    scan: VaultScan
 
 
 def _plan(root: Path, options: LoadOptions) -> _Plan:
     problems: list[Problem] = []
-    known = _known_by_path(options)
-    now_ns = time.time_ns()
-    files = [f for rel, full in _walk(root, problems)
-             if (f := _read(root, rel, full, problems, known.get(rel), now_ns)) is not None]
-    problems.extend(_duplicate_names(_assign_keys(files)))
-    pages = [f for f in files if not f.rel.endswith(".json")]
-    headers = tuple(f.header for f in pages)
-    index, candidates = _name_index(headers)
-
+    reuse = options.stamps and not options.force
+    last = options.scan if reuse else None
+    scanned = scan_files(root, lambda: _known_by_path(options), problems, time.time_ns(), last,
+                         options.changed if reuse else None)
+    files = scanned.files
+    if last is not None and last.names is not None and scanned.same_headers:
+        # Every header is the last load's: so are keys, names, the index and the log page,
+        # and only the files read again can be new or edited.
+        names, considered = last.names, scanned.read
+    else:
+        found = _duplicate_names(_assign_keys(files))
+        pages = [f for f in files if not f.rel.endswith(".json")]
+        index, candidates = _name_index(tuple(f.header for f in pages))
+        log = _find_log(pages)
+        names = NameState(tuple(found), index, candidates, log.rel if log else None)
+        considered = files
+    problems.extend(names.problems)
+    index = names.index
     affected = _affected_by_names(files, options) \
-        if options.previous and not options.force else set()
-    todo: list[_File] = []
-    unchanged: list[_File] = []
-    for f in files:
+        if options.previous and not options.force and considered is files else set()
+    todo: list[VaultFile] = []
+    unchanged: list[VaultFile] = []
+    for f in considered:
         if options.force or _new_or_edited(f, options) or f.header.key in affected:
             todo.append(f)
         else:
             unchanged.append(f)
     for f in todo:
-        _hydrate(f, problems)
-    log_file = _find_log(pages)
+        hydrate(f, problems)
+    log_file = next((f for f in files if f.rel == names.log_rel), None) \
+        if names.log_rel else None
     # The log is parsed last: at 100k pages it alone takes a core for half a minute (see
     # `ordered_imap`'s `heavy_last`), and no other page's rows need its entries.
     todo.sort(key=lambda f: f is log_file)
@@ -582,11 +351,18 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         entries, log_problems, entry_index = _log_entries(log_file, index, problems)
         problems.extend(log_problems)
         log_file.trusted = log_file.trusted and not log_problems
-    deleted = sorted(set(options.previous) - {f.header.key for f in files})
-    finder = MentionFinder(_mention_names(candidates, todo)) \
+    keys = [f.header.key for f in files]
+    if considered is not files:
+        redone = {f.header.key for f in todo}
+        kept = tuple(k for k in keys if k not in redone)
+        deleted: list[str] = []
+    else:
+        kept = tuple(f.header.key for f in unchanged)
+        deleted = sorted(set(options.previous) - set(keys))
+    finder = MentionFinder(_mention_names(names.candidates, todo)) \
         if options.mentions and todo else None
 
-    def parse(f: _File) -> tuple[PageFacts, list[Problem]]:
+    def parse(f: VaultFile) -> tuple[PageFacts, list[Problem]]:
         found: list[Problem] = []
         if f.rel.endswith(".json"):
             return _ledger_facts(f, index, entry_index, found), found
@@ -600,9 +376,9 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
 
     return _Plan(todo=todo, parse=parse, log_entries=tuple(entries),
                  heavy_last=bool(todo) and todo[-1] is log_file,
-                 unchanged=tuple(f.header.key for f in unchanged),
-                 deleted=tuple(deleted), stamps=_new_stamps(unchanged, options),
-                 problems=problems)
+                 unchanged=kept, deleted=tuple(deleted),
+                 stamps=_new_stamps(unchanged, options), problems=problems,
+                 scan=VaultScan(str(root), files, scanned.walk_problems, names))
 
 
 def _parsed_chunks(plan: _Plan, options: LoadOptions,
@@ -629,7 +405,7 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
         yield chunk
 
 
-def _new_stamps(unchanged: list[_File], options: LoadOptions) -> tuple[PageStamp, ...]:
+def _new_stamps(unchanged: list[VaultFile], options: LoadOptions) -> tuple[PageStamp, ...]:
     """Unchanged pages read this run whose trusted stamp the graph does not have yet (touched,
     same content): recorded so the next run skips them."""
     out: list[PageStamp] = []
@@ -641,7 +417,7 @@ def _new_stamps(unchanged: list[_File], options: LoadOptions) -> tuple[PageStamp
     return tuple(out)
 
 
-def _mention_names(candidates: NameCandidates, todo: list[_File]) -> list[tuple[str, str]]:
+def _mention_names(candidates: NameCandidates, todo: list[VaultFile]) -> list[tuple[str, str]]:
     """Every name, or for a small job only the names its pages could mention (the same
     mentions, from a far smaller matcher: see `loaders.mention_filter`)."""
     pages = [f for f in todo if not f.rel.endswith(".json")]
@@ -671,13 +447,13 @@ def _fold_entries(fold: FoldPage, entries: list[LogEntry]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _find_log(pages: list[_File]) -> _File | None:
+def _find_log(pages: list[VaultFile]) -> VaultFile | None:
     candidates = [f for f in pages if f.header.stem.lower() == LOG_STEM]
     candidates.sort(key=lambda f: (f.rel.count("/"), f.rel))
     return candidates[0] if candidates else None
 
 
-def _ledger_facts(f: _File, index: NameIndex, entries: EntryIndex,
+def _ledger_facts(f: VaultFile, index: NameIndex, entries: EntryIndex,
                   problems: list[Problem]) -> PageFacts:
     page = _page(f)
     try:
@@ -690,7 +466,7 @@ def _ledger_facts(f: _File, index: NameIndex, entries: EntryIndex,
                      contradictions=tuple(contradiction_introduced(contradictions, entries)))
 
 
-def _page_facts(f: _File, index: NameIndex, finder: MentionFinder | None,
+def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
                 entries: EntryIndex, log_entries: list[LogEntry],
                 problems: list[Problem]) -> PageFacts:
     page = _page(f)

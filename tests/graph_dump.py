@@ -10,7 +10,8 @@ from typing import Any
 import neo4j
 
 VOLATILE = frozenset({"mtime_ns"})
-NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"
+# The lease node is bookkeeping: its generation is a new random id on every ingest.
+NODES = "MATCH (n) WHERE NOT n:IngestLock RETURN labels(n) AS labels, properties(n) AS props"
 RELS = ("MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
         "coalesce(a.key, a.name, a.id, a.root) AS a, coalesce(b.key, b.name, b.id, b.root) AS b")
 

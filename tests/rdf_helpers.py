@@ -75,7 +75,8 @@ def normalized_dump(driver: neo4j.Driver, database: str, ignore: frozenset[str] 
     nodes: Counter[str] = Counter()
     rels: Counter[str] = Counter()
     records, _, _ = driver.execute_query(
-        "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props", database_=database)
+        "MATCH (n) WHERE NOT n:IngestLock RETURN labels(n) AS labels, properties(n) AS props",
+        database_=database)
     for r in records:
         props = {k: _norm(v) for k, v in r["props"].items() if k not in NOT_RESTORED | ignore}
         nodes[json.dumps([sorted(r["labels"]), props], sort_keys=True)] += 1

@@ -19,9 +19,10 @@ import pytest
 
 from graph.ingest import ingest
 from loaders.errors import VaultError
+from loaders.files import vault_root
 from loaders.frontmatter import split_frontmatter
 from loaders.records import Page, PageFacts, VaultSnapshot
-from loaders.vault import load_vault, vault_root
+from loaders.vault import load_vault
 from tests import db as test_db
 from tests.bad_vault import MANY_LINKS, NFC_NAMES, SECRET, BadVault, build_bad_vault
 

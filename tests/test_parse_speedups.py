@@ -12,6 +12,7 @@ import pytest
 
 from loaders import mention_filter
 from loaders import vault as vault_module
+from loaders.files import VaultFile
 from loaders.mention_filter import (
     NameCandidates,
     NameScan,
@@ -187,12 +188,12 @@ def test_has_cjk_is_the_kana_and_kanji_ranges() -> None:
     assert not any(has_cjk(t) for t in outside_)
 
 
-def _duplicate_names_reference(files: list[vault_module._File]) -> list[Problem]:
+def _duplicate_names_reference(files: list[VaultFile]) -> list[Problem]:
     """The warnings as they were found before only the pages sharing a name were ranked: every
     page in rank order, a name's first holder keeps it."""
     out: list[Problem] = []
-    first_by_stem: dict[str, vault_module._File] = {}
-    first_by_title: dict[str, vault_module._File] = {}
+    first_by_stem: dict[str, VaultFile] = {}
+    first_by_title: dict[str, VaultFile] = {}
     for f in sorted(files, key=lambda f: (f.rel.count("/"), len(f.rel), f.rel)):
         stem, title = f.header.stem, fold_name(f.header.title)
         first = first_by_stem.setdefault(stem, f)
@@ -215,7 +216,7 @@ def test_keys_and_duplicate_name_warnings_as_ranking_every_page_gives() -> None:
         rels = sorted({"/".join([*rng.sample(["a", "b", "cc", "d/e"], rng.randint(0, 2)),
                                  rng.choice(["X", "y", "Zz", "ω"]) + ".md"])
                        for _ in range(rng.randint(1, 12))})
-        files = [vault_module._File(rel, "", "", 0, 0, None, PageHeader(
+        files = [VaultFile(rel, "", "", 0, 0, None, PageHeader(
             key=posixpath.splitext(posixpath.basename(rel))[0], path=rel,
             kind=PageKind.CONCEPT, title=rng.choice(["T", "t", "Ｔ", "U"])))
             for rel in rels]

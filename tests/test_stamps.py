@@ -14,15 +14,17 @@ from typing import Any
 import neo4j
 import pytest
 
+import loaders.files as lf
 import loaders.log as log_module
 import loaders.vault as lv
 from graph.ingest import ingest
-from loaders.vault import LoadOptions, PreviousPage, load_vault
+from loaders.files import PreviousPage
+from loaders.vault import LoadOptions, load_vault
 from tests import db as test_db
 from tests.graph_dump import diff, dump
 from tests.vaults import SHARED_EXAMPLE, S
 
-OLD = time.time() - 3600  # older than lv.RACY_NS: stamps of such files are trusted
+OLD = time.time() - 3600  # older than lf.RACY_NS: stamps of such files are trusted
 
 
 def _age(vault: Path, when: float = OLD) -> None:
@@ -43,13 +45,13 @@ def vault(tmp_path: Path) -> Path:
 def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Names of the files read (every read of a vault file goes through `_read_bytes`)."""
     seen: list[str] = []
-    original = lv._read_bytes
+    original = lf.read_bytes
 
     def recording(path: str) -> bytes:
         seen.append(os.path.basename(path))
         return original(path)
 
-    monkeypatch.setattr(lv, "_read_bytes", recording)
+    monkeypatch.setattr(lf, "read_bytes", recording)
     yield seen
 
 
@@ -95,7 +97,7 @@ def test_a_new_records_version_parses_every_page_once(
     """A graph written by an older vaultkg (other records for the same bytes) is re-parsed
     page by page, stamps notwithstanding, and then left alone again."""
     first = ingest(clean_db, neo4j_database, vault)
-    monkeypatch.setattr(lv, "RECORDS_VERSION", "r-next")
+    monkeypatch.setattr(lf, "RECORDS_VERSION", "r-next")
     upgraded = ingest(clean_db, neo4j_database, vault)
     assert upgraded.unchanged == 0 and upgraded.parsed == first.parsed
     again = ingest(clean_db, neo4j_database, vault)
@@ -212,7 +214,7 @@ def test_a_file_that_cannot_be_read_but_needs_no_read_is_kept(
     """A skipped file is never opened (here: opening it would fail)."""
     previous = _previous(vault)
     page = vault / "wiki" / "sources" / f"{S['Ray']}.md"
-    original = lv._read_bytes
+    original = lf.read_bytes
     refused: list[str] = []
 
     def refuse(path: str) -> bytes:
@@ -221,7 +223,7 @@ def test_a_file_that_cannot_be_read_but_needs_no_read_is_kept(
             raise PermissionError(13, "Permission denied")
         return original(path)
 
-    monkeypatch.setattr(lv, "_read_bytes", refuse)
+    monkeypatch.setattr(lf, "read_bytes", refuse)
     snapshot = load_vault(vault, LoadOptions(previous=previous, workers=1))
     assert S["Ray"] in snapshot.unchanged and snapshot.problems == ()
     assert snapshot.facts == () and snapshot.deleted == () and refused == []
@@ -281,13 +283,13 @@ def test_the_log_has_its_own_size_limit(vault: Path, monkeypatch: pytest.MonkeyP
     log = vault / "wiki" / "log.md"
     big = vault / "wiki" / "concepts" / "big.md"
     big.write_text("x" * (log.stat().st_size + 10), encoding="utf-8")
-    monkeypatch.setattr(lv, "MAX_PAGE_BYTES", log.stat().st_size - 1)
+    monkeypatch.setattr(lf, "MAX_PAGE_BYTES", log.stat().st_size - 1)
     snapshot = load_vault(vault, LoadOptions(mentions=False, workers=1))
     skipped = [p.path for p in snapshot.problems if p.skipped]
     assert skipped == ["concepts/big.md"]
     logs = [f for f in snapshot.facts if f.is_log]
     assert len(logs) == 1 and len(logs[0].log_entries) > 10
-    monkeypatch.setattr(lv, "MAX_LOG_BYTES", log.stat().st_size - 1)
+    monkeypatch.setattr(lf, "MAX_LOG_BYTES", log.stat().st_size - 1)
     snapshot = load_vault(vault, LoadOptions(mentions=False, workers=1))
     assert "log.md" in [p.path for p in snapshot.problems if p.skipped]
     assert not any(f.is_log for f in snapshot.facts)

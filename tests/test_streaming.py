@@ -14,6 +14,7 @@ import pytest
 
 from graph.ingest import ingest
 from loaders import vault as lv
+from loaders.files import VaultFile
 from loaders.parallel import CHUNK, ordered_imap
 from tests import db as test_db
 from tests.graph_dump import diff, dump
@@ -109,7 +110,7 @@ def test_a_run_that_dies_between_chunks_is_completed_by_the_next(
     parsed: list[str] = []
     real = lv._page_facts
 
-    def dies_on_the_31st(f: lv._File, *args: object, **kwargs: object) -> object:
+    def dies_on_the_31st(f: VaultFile, *args: object, **kwargs: object) -> object:
         if len(parsed) == 30:
             raise RuntimeError("injected: parse failed")
         parsed.append(f.header.key)

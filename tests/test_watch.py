@@ -25,12 +25,18 @@ def test_filter_keeps_only_what_ingest_reads(tmp_path: Path) -> None:
     added = watchfiles.Change.added
     assert keep(added, str(tmp_path / "sources" / "a.md"))
     assert keep(added, str(tmp_path / "meta" / "ledgers" / "claim-ledger.json"))
+    (tmp_path / "sources").mkdir()
+    for name in ("sources/a.md.swp", "notes.json"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
     assert not keep(added, str(tmp_path / "sources" / "a.md.swp"))
     assert not keep(added, str(tmp_path / "sources" / ".a.md"))
     assert not keep(added, str(tmp_path / ".obsidian" / "workspace.md"))
     assert not keep(added, str(tmp_path / ".raw" / "papers" / "x.md"))
     assert not keep(added, str(tmp_path / "notes.json"))
     assert not keep(added, str(tmp_path.parent / "elsewhere.md"))
+    # A folder (moved in: its pages get no events of their own), or a path that is gone.
+    assert keep(added, str(tmp_path / "sources"))
+    assert keep(watchfiles.Change.deleted, str(tmp_path / "gone"))
 
 
 def test_file_changes_one_entry_per_file_sorted(tmp_path: Path) -> None:
@@ -120,6 +126,25 @@ def test_watch_reingests_saved_and_deleted_pages(
         (vault / "wiki" / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
         with pytest.raises(queue.Empty):  # an ignored file triggers no ingest
             batches.get(timeout=3)
+
+        # A folder moved in: one event names the folder, none its page.
+        incoming = tmp_path / "incoming"
+        incoming.mkdir()
+        (incoming / "Moved Topic.md").write_text(
+            "---\ntitle: Moved topic\n---\n[[@2018__OSDI__Ray]] を参照。\n", encoding="utf-8")
+        incoming.rename(vault / "wiki" / "incoming")
+        batch = _next(batches, errors)
+        assert [(c.path, c.change) for c in batch.changes] == [("incoming", "added")]
+        moved, _, _ = clean_db.execute_query(
+            "MATCH (p:Page {key: 'Moved Topic'})-[:LINKS_TO]->(:Page {key: $ray}) "
+            "RETURN p.path AS path", ray=S["Ray"], database_=neo4j_database)
+        assert [r["path"] for r in moved] == ["incoming/Moved Topic.md"]
+        (vault / "wiki" / "incoming" / "figure.png").write_bytes(b"\x89PNG\r\n")
+        with pytest.raises(queue.Empty):  # nor does a file that is not a page
+            batches.get(timeout=3)
+        shutil.rmtree(vault / "wiki" / "incoming")
+        batch = _next(batches, errors)
+        assert batch.report.deleted == 1
         assert errors == []
     finally:
         stop.set()
