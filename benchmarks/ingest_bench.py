@@ -187,10 +187,10 @@ def _watch(vault: Path, store: dict[str, float], logged: bool = False) -> dict[s
             raise RuntimeError("the watch's first ingest did not finish")
         for tag in (WARMUP_TAG, *warm_tags()):
             store.clear()
-            saved = time.perf_counter()
             edited = log_edit(vault, WARM_SEED, tag) if logged else \
                 edit_pages(vault, 1, WARM_SEED, tag)
-            waiting = {path.relative_to(root).as_posix() for path in edited}
+            saved = time.perf_counter()  # the last write of the edit has returned
+            waiting = {path.resolve().relative_to(root).as_posix() for path in edited}
             seen: list[Any] = []
             while waiting:  # saves may settle in more than one batch
                 batch = batches.get(timeout=WATCH_WAIT_S)

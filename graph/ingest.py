@@ -144,8 +144,8 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
             with cyclic_gc_paused():
                 previous = _previous(writer.previous_pages())
         stream = stream_vault(path, LoadOptions(previous=previous, force=force,
-                                                progress=progress, scan=scan,
-                                                changed=changed), chunk_pages)
+                                                progress=progress, scan=scan, changed=changed,
+                                                log_history=writer), chunk_pages)
         written: dict[str, PreviousPage] = {}
         if session is not None:
             stream.chunks = _noting(stream.chunks, written)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
@@ -23,6 +23,7 @@ from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
+from loaders.provenance import entry_signature
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
 from loaders.stream import VaultStream
 
@@ -91,6 +92,20 @@ class GraphWriter:
                                                       routing_="r")
         rows: list[list[Any]] = records[0]["rows"]
         return rows
+
+    def entry_signatures(self) -> dict[str, str | None]:
+        with translate_errors():
+            records, _, _ = self.driver.execute_query(w.ENTRY_SIGNATURES,
+                                                      database_=self.database, routing_="r")
+        return dict(records[0]["rows"])
+
+    def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
+        pages: set[str] = set()
+        blocks: set[str] = set()
+        for row in self.read(w.ENTRIES_REACH, keys=list(keys)):
+            pages.update(row["pages"])
+            blocks.update(row["blocks"] or ())
+        return pages, blocks
 
     # -- the whole write -------------------------------------------------------------------
 
@@ -210,6 +225,7 @@ class GraphWriter:
                 "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
                 "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
                 "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
+                "signature": entry_signature(e),
                 "bullets": [json.dumps({"label": b.label, "text": b.text, "line": b.line},
                                        ensure_ascii=False) for b in e.bullets],
             }} for e in f.log_entries])

@@ -86,6 +86,13 @@ def page_relation(rel_type: LiteralString) -> LiteralString:
 
 UPSERT_LOG_ENTRIES = (
     "UNWIND $rows AS row MERGE (e:LogEntry {key: row.key}) SET e = row.props")
+# What the graph holds of the log's entries (see loaders.vault.LogHistory).
+ENTRY_SIGNATURES = "MATCH (e:LogEntry) RETURN collect([e.key, e.signature]) AS rows"
+ENTRIES_REACH = (
+    "UNWIND $keys AS k MATCH (e:LogEntry {key: k}) "
+    "RETURN e.block_ids AS blocks, "
+    "COLLECT { MATCH (e)-[t:TOUCHES]->(p:Page) WHERE NOT t.role IN ['deferred', 'consulted'] "
+    "          RETURN p.key } AS pages")
 DELETE_STALE_LOG_ENTRIES = (
     "MATCH (e:LogEntry) WHERE e.asserted_by = $page AND NOT e.key IN $keys DETACH DELETE e")
 DELETE_LOG_TOUCHES = (

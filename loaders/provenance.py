@@ -3,8 +3,10 @@ about it, else the entry that created the page. Makes "as of" digests possible."
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from loaders.records import (
     ClaimRecord,
@@ -50,6 +52,31 @@ class EntryIndex:
             if any(w in text for w in folded):
                 return entry
         return None
+
+
+def entry_signature(entry: LogEntry) -> str:
+    """Everything of an entry the provenance of other pages' facts depends on (its key, words,
+    touches and block ids; not its line, which an entry added above it moves)."""
+    data = [entry.key, entry.title, entry.text, sorted(entry.block_ids),
+            [(t.page, t.role.value) for t in entry.touches]]
+    return hashlib.blake2b(json.dumps(data, ensure_ascii=False).encode(),
+                           digest_size=16).hexdigest()
+
+
+def changed_entries(before: Mapping[str, str | None],
+                    entries: Iterable[LogEntry]) -> tuple[set[str], list[LogEntry]]:
+    """Keys of entries gone or changed since `before` (signatures by key, as the graph holds
+    them; None: written before signatures were), and the entries new or changed now."""
+    now = {e.key: e for e in entries}
+    gone = {key for key, signature in before.items()
+            if key not in now or signature != entry_signature(now[key])}
+    return gone, [e for key, e in now.items() if before.get(key) != entry_signature(e)]
+
+
+def touched(entries: Iterable[LogEntry]) -> set[str]:
+    """Pages whose facts' provenance these entries take part in."""
+    return {t.page for e in entries for t in e.touches
+            if t.page and t.role not in (TouchRole.DEFERRED, TouchRole.CONSULTED)}
 
 
 def _names(index: NameIndex, key: str) -> list[str]:

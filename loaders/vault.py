@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
+from typing import Protocol
 
 from loaders import page_parser as pp
 from loaders.errors import VaultError
@@ -40,9 +41,11 @@ from loaders.pages import parse_source_name
 from loaders.parallel import ordered_imap
 from loaders.provenance import (
     EntryIndex,
+    changed_entries,
     claims_introduced,
     contradiction_introduced,
     lineage_introduced,
+    touched,
 )
 from loaders.records import (
     ClaimRecord,
@@ -85,6 +88,22 @@ class LoadOptions:
     # the vault root, e.g. from a file watcher): only those are read again (`loaders.scan`).
     scan: VaultScan | None = None
     changed: Collection[str] | None = None
+    # The log entries the graph holds: when the log changes, pages whose facts' provenance its
+    # changed entries take part in are parsed again (None: they are not).
+    log_history: LogHistory | None = None
+
+
+class LogHistory(Protocol):
+    """What the graph holds of the log's entries (see `_provenance_affected`)."""
+
+    def entry_signatures(self) -> Mapping[str, str | None]:
+        """`provenance.entry_signature` of each entry, by key."""
+        ...
+
+    def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
+        """Pages these entries touch (as `provenance.touched` counts them) and their block
+        ids."""
+        ...
 
 
 def _by_rank(f: VaultFile) -> tuple[int, int, str]:
@@ -351,6 +370,15 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         entries, log_problems, entry_index = _log_entries(log_file, index, problems)
         problems.extend(log_problems)
         log_file.trusted = log_file.trusted and not log_problems
+        if options.log_history is not None and not options.force and \
+                any(f is log_file for f in todo):
+            again = _provenance_affected(entries, options.log_history, files) - \
+                {f.header.key for f in todo}
+            more = [f for f in files if f.header.key in again]
+            for f in more:
+                hydrate(f, problems)
+            unchanged = [f for f in unchanged if f.header.key not in again]
+            todo = sorted(todo + more, key=lambda f: f is log_file)
     keys = [f.header.key for f in files]
     if considered is not files:
         redone = {f.header.key for f in todo}
@@ -379,6 +407,25 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
                  unchanged=kept, deleted=tuple(deleted),
                  stamps=_new_stamps(unchanged, options), problems=problems,
                  scan=VaultScan(str(root), files, scanned.walk_problems, names))
+
+
+def _provenance_affected(entries: list[LogEntry], history: LogHistory,
+                         files: list[VaultFile]) -> set[str]:
+    """Pages whose facts may now be introduced by another entry: those the log's new, changed
+    and removed entries touch, those citing their block ids (`^id`), and claim ledgers (their
+    claims are about other pages, and entries may name a claim by its id)."""
+    gone, fresh = changed_entries(history.entry_signatures(), entries)
+    if not gone and not fresh:
+        return set()
+    pages, blocks = history.entries_reach(gone) if gone else (set(), set())
+    pages |= touched(fresh)
+    pages |= {f.header.key for f in files if f.rel.endswith(".json")}
+    blocks |= {b for e in fresh for b in e.block_ids}
+    if blocks:  # rare: read every page for them
+        cited = [f"^{b}" for b in blocks]
+        pages |= {f.header.key for f in files
+                  if (text := text_of(f)) is not None and any(c in text for c in cited)}
+    return pages
 
 
 def _parsed_chunks(plan: _Plan, options: LoadOptions,

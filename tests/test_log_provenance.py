@@ -1,0 +1,92 @@
+"""Provenance after a log edit: a fact's `introduced_by` depends on the log entries touching its
+page, so an entry added, changed or removed re-parses the pages it touches (and the claim
+ledger), even when their files did not change; the incremental graph equals a clean one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graph.ingest import ingest
+from loaders.provenance import changed_entries, entry_signature
+from loaders.records import LogEntry, LogTouch, TouchRole
+from tests import db as test_db
+from tests.graph_dump import diff, dump
+from tests.vaults import SHARED_EXAMPLE, S
+
+PIPEDREAM = "@2019__SOSP__PipeDream Generalized Pipeline Parallelism for DNN Training"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    out = tmp_path / "vault"
+    shutil.copytree(SHARED_EXAMPLE, out)
+    return out
+
+
+def _add_on_top(vault: Path, entry: str) -> None:
+    log = vault / "wiki" / "log.md"
+    head, first, rest = log.read_text(encoding="utf-8").partition("\n## [")
+    log.write_text(f"{head}\n{entry}{first}{rest}", encoding="utf-8")
+
+
+def _equals_clean(driver: neo4j.Driver, database: str, vault: Path) -> None:
+    incremental = dump(driver, database)
+    test_db.wipe(driver, database)
+    ingest(driver, database, vault)
+    assert diff(incremental, dump(driver, database)) == []
+
+
+def _introduced_by(driver: neo4j.Driver, database: str) -> str | None:
+    rows, _, _ = driver.execute_query(
+        "MATCH (:Page {key: $child})-[r:BUILDS_ON {asserted_by: $child}]->() "
+        "RETURN r.introduced_by AS by", child=PIPEDREAM, database_=database)
+    return rows[0]["by"] if rows else None
+
+
+def test_an_entry_touching_an_unchanged_page_re_attributes_its_facts(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    ingest(clean_db, neo4j_database, vault)
+    before = _introduced_by(clean_db, neo4j_database)
+    _add_on_top(vault, "## [2026-06-23] lint | PipeDream の系譜を確認\n"
+                       "- Pages updated: [[@2019__SOSP__PipeDream]]\n"
+                       "- Key insight: PipeDream は GPipe の系譜 builds_on を持つ。\n")
+    report = ingest(clean_db, neo4j_database, vault)
+    assert report.parsed == 3  # the log, the page it touches, the claim ledger
+    assert before != "log/2026-06-23/01" == _introduced_by(clean_db, neo4j_database)
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+def test_a_log_whose_order_flips_renumbers_and_re_parses(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """A newer entry at the bottom of a newest-first log: read as oldest first now, every
+    day's entries are numbered the other way."""
+    ingest(clean_db, neo4j_database, vault)
+    log = vault / "wiki" / "log.md"
+    log.write_text(log.read_text(encoding="utf-8") +
+                   f"\n## [2026-12-05] ingest | X\n- Pages updated: [[{S['Ray']}]]\n",
+                   encoding="utf-8")
+    ingest(clean_db, neo4j_database, vault)
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+def _entry(key: str, line: int, *pages: str) -> LogEntry:
+    return LogEntry(key=key, date=dt.date(2026, 6, 17), op="lint", title="t", line=line, seq=1,
+                    day_seq=1, text="words",
+                    touches=tuple(LogTouch(page=p, name=p, role=TouchRole.UPDATED, line=line)
+                                  for p in pages))
+
+
+def test_signatures_ignore_lines_and_see_touches() -> None:
+    a, b = _entry("log/a", 10, "P"), _entry("log/b", 20, "Q")
+    before = {e.key: entry_signature(e) for e in (a, b)}
+    moved = [_entry("log/a", 15, "P"), _entry("log/b", 25, "Q")]  # an entry added above
+    assert changed_entries(before, moved) == (set(), [])
+    retouched = [a, _entry("log/b", 20, "Q", "R"), _entry("log/c", 1, "S")]
+    gone, fresh = changed_entries(before, retouched)
+    assert gone == {"log/b"} and [e.key for e in fresh] == ["log/b", "log/c"]
+    assert changed_entries({"log/a": None}, [a]) == ({"log/a"}, [a])  # written before them
