@@ -339,12 +339,7 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         # and only the files read again can be new or edited.
         names, considered = last.names, scanned.read
     else:
-        found = _duplicate_names(_assign_keys(files))
-        pages = [f for f in files if not f.rel.endswith(".json")]
-        index, candidates = _name_index(tuple(f.header for f in pages))
-        log = _find_log(pages)
-        names = NameState(tuple(found), index, candidates, log.rel if log else None)
-        considered = files
+        names, considered = _names_state(files), files
     problems.extend(names.problems)
     index = names.index
     affected = _affected_by_names(files, options) \
@@ -407,6 +402,16 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
                  unchanged=kept, deleted=tuple(deleted),
                  stamps=_new_stamps(unchanged, options), problems=problems,
                  scan=VaultScan(str(root), files, scanned.walk_problems, names))
+
+
+def _names_state(files: list[VaultFile]) -> NameState:
+    """Keys (set on the files), duplicate names, the name index and the log page, from every
+    file's header."""
+    found = _duplicate_names(_assign_keys(files))
+    pages = [f for f in files if not f.rel.endswith(".json")]
+    index, candidates = _name_index(tuple(f.header for f in pages))
+    log = _find_log(pages)
+    return NameState(tuple(found), index, candidates, log.rel if log else None)
 
 
 def _provenance_affected(entries: list[LogEntry], history: LogHistory,

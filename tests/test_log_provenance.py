@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 from pathlib import Path
+from random import Random
 
 import neo4j
 import pytest
 
 from graph.ingest import ingest
-from loaders.provenance import changed_entries, entry_signature
+from loaders.provenance import changed_entries, entry_signature, newest_mentions
 from loaders.records import LogEntry, LogTouch, TouchRole
 from tests import db as test_db
 from tests.graph_dump import diff, dump
@@ -90,3 +91,23 @@ def test_signatures_ignore_lines_and_see_touches() -> None:
     gone, fresh = changed_entries(before, retouched)
     assert gone == {"log/b"} and [e.key for e in fresh] == ["log/b", "log/c"]
     assert changed_entries({"log/a": None}, [a]) == ({"log/a"}, [a])  # written before them
+
+
+def test_newest_mentions_is_the_newest_entry_holding_each_id() -> None:
+    """Against the plain definition (`id in text`, newest entry first), on random texts and
+    ids: ASCII ids, ids inside other ids, ids with other characters, ids found nowhere."""
+    rng = Random(5)
+    alphabet = ["clm-", "a", "b", "1", "-", " ", "訂正", ".", "x"]
+    entries = [LogEntry(key=f"log/{i}", date=dt.date(2026, 1, 1), op="lint", title="t",
+                        line=i, seq=i, day_seq=i,
+                        text="".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))))
+               for i in range(300)]
+    for _ in range(200):
+        ids = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
+               for _ in range(rng.randint(0, 8))}
+        expected = {}
+        for i in ids:
+            where = [p for p, e in enumerate(entries) if i in e.text]
+            if where:
+                expected[i] = where[-1]
+        assert newest_mentions(entries, ids) == expected
