@@ -53,7 +53,7 @@ class VaultFilter(watchfiles.BaseFilter):
     """Paths the ingest may read, outside hidden and skipped folders (the same rules as
     `loaders.files.walk`): markdown pages, the claim ledger, and what may be a folder (one
     moved in or out brings or takes pages no event names); not other files (images). A path
-    that is gone may have been either: `folder_changes` decides with what the last scan saw."""
+    that is gone may have been either: `worth_ingesting` decides with what the last scan saw."""
 
     def __init__(self, root: Path) -> None:
         super().__init__()
