@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from graph.ingest import IngestReport, IngestSession, ingest
 from loaders.errors import VaultkgError
-from loaders.files import LEDGER_NAME, SKIP_DIRS, vault_root
+from loaders.files import SKIP_DIRS, is_page_file, vault_root
 from loaders.gc_pause import keep_long_lived
 from loaders.text import nfc
 
@@ -69,11 +69,7 @@ class VaultFilter(watchfiles.BaseFilter):
         name = parts[-1]
         if name.startswith("."):
             return False
-        return _page_name(name) or not os.path.isfile(path)
-
-
-def _page_name(name: str) -> bool:
-    return name.endswith(".md") or name == LEDGER_NAME
+        return is_page_file(name) or not os.path.isfile(path)
 
 
 def worth_ingesting(root: Path, changes: list[FileChange],
@@ -82,7 +78,7 @@ def worth_ingesting(root: Path, changes: list[FileChange],
     pages in the last scan (without one, any path that is gone)."""
     scan = session.scan
     return [c for c in changes
-            if _page_name(c.path.rpartition("/")[2]) or (root / c.path).is_dir()
+            if is_page_file(c.path.rpartition("/")[2]) or (root / c.path).is_dir()
             or (c.change == "deleted" and (scan is None or scan.is_folder(nfc(c.path))))]
 
 

@@ -117,6 +117,19 @@ def _parse(vault: Path, store: dict[str, float]) -> dict[str, Any]:
     return {"elapsed_s": elapsed, "records": dict(counts), "pages": counts["pages"]}
 
 
+def _edit(vault: Path, tag: str, logged: bool) -> dict[Path, bytes]:
+    """One warm edit: a page, and with `logged` its entry at the top of the log."""
+    return log_edit(vault, WARM_SEED, tag) if logged else edit_pages(vault, 1, WARM_SEED, tag)
+
+
+def _outcome(elapsed: float, report: Any) -> dict[str, Any]:
+    """A timed ingest's result row, from its `IngestReport`."""
+    return {"elapsed_s": elapsed, "report": report.model_dump(mode="json"),
+            "pages": report.pages, "parsed": report.parsed,
+            "elements": report.nodes_created + report.relationships_created,
+            "graph_nodes": report.nodes, "graph_relationships": report.relationships}
+
+
 def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
             logged: bool = False) -> dict[str, Any]:
     """One ingest; with `warm`, first an untimed one in this same process after editing another
@@ -124,12 +137,6 @@ def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
     `vaultkg watch`), then `WARM_EDITS` pages edited one at a time, each ingest timed: the
     median run is reported, with every time in `samples_s`. With `logged`, each edit also
     adds its entry to the top of the log (`log_edit`)."""
-    def edit(tag: str) -> None:
-        if logged:
-            log_edit(vault, WARM_SEED, tag)
-        else:
-            edit_pages(vault, 1, WARM_SEED, tag)
-
     from graph.ingest import ingest
 
     s = common.settings()
@@ -137,12 +144,12 @@ def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
     runs: list[tuple[float, dict[str, float], Any]] = []
     try:
         if warm:
-            edit(WARMUP_TAG)
+            _edit(vault, WARMUP_TAG, logged)
             ingest(drv, s.neo4j_database, vault)
             keep_long_lived()
         for tag in warm_tags() if warm else [None]:
             if tag is not None:
-                edit(tag)
+                _edit(vault, tag, logged)
             store.clear()
             started = time.perf_counter()
             report = ingest(drv, s.neo4j_database, vault)
@@ -154,10 +161,7 @@ def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
     elapsed, phases, report = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
     store.clear()
     store.update(phases)
-    out = {"elapsed_s": elapsed, "report": report.model_dump(mode="json"),
-           "pages": report.pages, "parsed": report.parsed,
-           "elements": report.nodes_created + report.relationships_created,
-           "graph_nodes": report.nodes, "graph_relationships": report.relationships}
+    out = _outcome(elapsed, report)
     if warm:
         out["samples_s"] = [round(run[0], 3) for run in runs]
     return out
@@ -187,8 +191,7 @@ def _watch(vault: Path, store: dict[str, float], logged: bool = False) -> dict[s
             raise RuntimeError("the watch's first ingest did not finish")
         for tag in (WARMUP_TAG, *warm_tags()):
             store.clear()
-            edited = log_edit(vault, WARM_SEED, tag) if logged else \
-                edit_pages(vault, 1, WARM_SEED, tag)
+            edited = _edit(vault, tag, logged)
             saved = time.perf_counter()  # the last write of the edit has returned
             waiting = {path.resolve().relative_to(root).as_posix() for path in edited}
             seen: list[Any] = []
@@ -206,11 +209,7 @@ def _watch(vault: Path, store: dict[str, float], logged: bool = False) -> dict[s
     elapsed, latency, phases, report = sorted(runs, key=lambda run: run[0])[len(runs) // 2]
     store.clear()
     store.update(phases)
-    return {"elapsed_s": elapsed, "save_to_graph_s": round(latency, 3),
-            "report": report.model_dump(mode="json"), "pages": report.pages,
-            "parsed": report.parsed,
-            "elements": report.nodes_created + report.relationships_created,
-            "graph_nodes": report.nodes, "graph_relationships": report.relationships,
+    return {**_outcome(elapsed, report), "save_to_graph_s": round(latency, 3),
             "samples_s": [round(run[0], 3) for run in runs],
             "save_to_graph_samples_s": [round(run[1], 3) for run in runs]}
 

@@ -79,10 +79,7 @@ def _noting(chunks: Generator[list[PageFacts], None, None],
     try:
         for chunk in chunks:
             for f in chunk:
-                p = f.page
-                written[p.key] = PreviousPage(p.content_hash, p.names_folded, p.kind.value,
-                                              path=p.path, mtime_ns=p.mtime_ns, size=p.size,
-                                              title=p.title, aliases=p.aliases)
+                written[f.page.key] = PreviousPage.of(f.page)
             yield chunk
     finally:
         chunks.close()

@@ -22,7 +22,7 @@ from stat import S_ISREG
 from loaders.errors import VaultError
 from loaders.frontmatter import Frontmatter, split_frontmatter
 from loaders.pages import classify
-from loaders.records import PageKind, Problem
+from loaders.records import Page, PageKind, Problem
 from loaders.resolver import PageHeader
 from loaders.text import nfc
 
@@ -55,6 +55,13 @@ class PreviousPage:
     size: int = -1
     title: str = ""
     aliases: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, page: Page) -> PreviousPage:
+        """What the graph holds of `page` once it is written."""
+        return cls(page.content_hash, page.names_folded, page.kind.value, path=page.path,
+                   mtime_ns=page.mtime_ns, size=page.size, title=page.title,
+                   aliases=page.aliases)
 
 
 @dataclass
@@ -121,7 +128,7 @@ def _walk_folder(root: Path, here: str, prefix: str,
                                         message="symlinked folder not followed"))
                 continue
             folders.append(entry)
-        elif name.endswith(".md") or name == LEDGER_NAME:
+        elif is_page_file(name):
             files.append(entry)
     here_slash = here + os.sep
     for entry in files:
@@ -134,6 +141,11 @@ def _walk_folder(root: Path, here: str, prefix: str,
     for entry in folders:
         yield from _walk_folder(root, os.path.join(here, entry.name), prefix + entry.name + "/",
                                 problems)
+
+
+def is_page_file(name: str) -> bool:
+    """Whether a file of this name is read: markdown pages and the claim ledger."""
+    return name.endswith(".md") or name == LEDGER_NAME
 
 
 def read_bytes(path: str) -> bytes:

@@ -71,10 +71,10 @@ def changed_entries(before: Mapping[str, str | None],
                     entries: Iterable[LogEntry]) -> tuple[set[str], list[LogEntry]]:
     """Keys of entries gone or changed since `before` (signatures by key, as the graph holds
     them; None: written before signatures were), and the entries new or changed now."""
-    now = {e.key: e for e in entries}
+    now = {e.key: (e, entry_signature(e)) for e in entries}
     gone = {key for key, signature in before.items()
-            if key not in now or signature != entry_signature(now[key])}
-    return gone, [e for key, e in now.items() if before.get(key) != entry_signature(e)]
+            if key not in now or signature != now[key][1]}
+    return gone, [e for key, (e, signature) in now.items() if before.get(key) != signature]
 
 
 def touched(entries: Iterable[LogEntry]) -> set[str]:

@@ -18,10 +18,10 @@ from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
 
 from loaders.files import (
-    LEDGER_NAME,
     SKIP_DIRS,
     PreviousPage,
     VaultFile,
+    is_page_file,
     read_file,
     walk,
 )
@@ -171,7 +171,7 @@ def _target(base: str, raw: str, last: VaultScan) -> str:
     try:
         mode = os.lstat(full).st_mode
     except FileNotFoundError:
-        if _page_name(parts[-1]):
+        if is_page_file(parts[-1]):
             return GONE
         # A folder that is gone took pages with it that no event names.
         return WALK if last.is_folder(nfc(raw)) else SKIP
@@ -179,11 +179,7 @@ def _target(base: str, raw: str, last: VaultScan) -> str:
         return WALK
     if S_ISDIR(mode) or S_ISLNK(mode):
         return WALK
-    return full if _page_name(parts[-1]) else SKIP
-
-
-def _page_name(name: str) -> bool:
-    return name.endswith(".md") or name == LEDGER_NAME
+    return full if is_page_file(parts[-1]) else SKIP
 
 
 def _walk_order(base: str, f: VaultFile) -> tuple[tuple[int, str], ...]:

@@ -203,10 +203,7 @@ def test_page_with_a_header_problem_is_read_and_reported_every_run(
 def _previous(vault: Path) -> dict[str, PreviousPage]:
     """What the graph would hold after ingesting `vault` (stamps included)."""
     snapshot = load_vault(vault, LoadOptions(mentions=False, workers=1))
-    return {f.page.key: PreviousPage(f.page.content_hash, f.page.names_folded,
-                                     f.page.kind.value, f.page.path, f.page.mtime_ns,
-                                     f.page.size, f.page.title, f.page.aliases)
-            for f in snapshot.facts}
+    return {f.page.key: PreviousPage.of(f.page) for f in snapshot.facts}
 
 
 def test_a_file_that_cannot_be_read_but_needs_no_read_is_kept(
