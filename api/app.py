@@ -18,6 +18,7 @@ from strawberry.fastapi import GraphQLRouter
 from api.auth import bearer_token, key_matches
 from api.context import ApiContext, CountingGraphContext
 from api.cypher_router import router as cypher_router
+from api.ingest_sessions import IngestSessions
 from api.rdf_router import router as rdf_router
 from api.schema import schema
 from api.ui_router import ui_router
@@ -90,7 +91,8 @@ def graphql_router(settings: Settings) -> GraphQLRouter[ApiContext, None]:
         await schema_once(request)
         driver: neo4j.Driver = request.app.state.driver
         graph = CountingGraphContext(driver, settings.neo4j_database, settings.query_timeout_s)
-        return ApiContext(graph, settings, key_matches(settings, bearer_token(request)))
+        return ApiContext(graph, settings, key_matches(settings, bearer_token(request)),
+                          request.app.state.ingest_sessions)
 
     return JsonSafeGraphQLRouter(schema, path="/graphql", context_getter=context)
 
@@ -111,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.schema_ready = False
     app.state.schema_lock = asyncio.Lock()
+    app.state.ingest_sessions = IngestSessions()
     app.include_router(health)
     app.include_router(graphql_router(settings))
     app.include_router(cypher_router)

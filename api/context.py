@@ -15,6 +15,7 @@ from strawberry.dataloader import DataLoader
 from strawberry.fastapi import BaseContext
 
 from api.errors import QueryTooComplex
+from api.ingest_sessions import IngestSessions
 from graph.connection import read
 from graph.settings import Settings
 from queries import contradictions as contradiction_queries
@@ -134,11 +135,13 @@ class Loaders:
 class ApiContext(BaseContext):
     """What every resolver gets as `info.context`."""
 
-    def __init__(self, graph: GraphContext, settings: Settings, authenticated: bool) -> None:
+    def __init__(self, graph: GraphContext, settings: Settings, authenticated: bool,
+                 ingest_sessions: IngestSessions | None = None) -> None:
         super().__init__()
         self.graph = graph
         self.settings = settings
         self.authenticated = authenticated
+        self.ingest_sessions = ingest_sessions  # the server's, kept between requests
         self.loaders = Loaders(graph)
         self.objects = 0
 

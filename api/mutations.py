@@ -1,5 +1,6 @@
-"""Mutations (API key required): `ingest(path:)` of a folder inside a configured vault root.
-Concurrent ingests take turns (graph.lock), whoever starts them."""
+"""Mutations (API key required): `ingest(path:, changed:)` of a folder inside a configured
+vault root. Concurrent ingests take turns (graph.lock), whoever starts them; the server keeps a
+session per folder between them (api/ingest_sessions.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import strawberry
 
 from api.auth import confined_path
 from api.decorators import write_field
+from api.ingest_sessions import changed_paths
 from api.types import Ctx
-from graph.ingest import ingest
+from graph.ingest import IngestReport, ingest
 from loaders.gc_pause import keep_long_lived
 
 
@@ -35,12 +37,25 @@ class IngestResult:
 @strawberry.type
 class Mutation:
     @write_field(description="Load (or update) a vault folder inside the configured vault "
-                             "roots; unchanged pages are skipped.")
-    async def ingest(self, info: Ctx, path: str, force: bool = False) -> IngestResult:
+                             "roots; unchanged pages are skipped. `changed`: the files "
+                             "(absolute, or relative to `path`) changed since this server's "
+                             "last ingest of the folder; only they are read (a change left "
+                             "out is found by the next ingest without `changed`).")
+    async def ingest(self, info: Ctx, path: str, force: bool = False,
+                     changed: list[str] | None = None) -> IngestResult:
         folder = confined_path(path, info.context.settings.vault_roots)
+        told = None if changed is None or force else changed_paths(folder, changed)
         graph = info.context.graph
-        report = await asyncio.to_thread(
-            lambda: ingest(graph.driver, graph.database, folder, force=force))
+        sessions = info.context.ingest_sessions
+
+        def run() -> IngestReport:
+            if sessions is None:
+                return ingest(graph.driver, graph.database, folder, force=force)
+            with sessions.session(folder) as session:
+                return ingest(graph.driver, graph.database, folder, force=force,
+                              session=session, changed=told)
+
+        report = await asyncio.to_thread(run)
         keep_long_lived()
         return IngestResult(
             vault=report.vault, pages=report.pages, links=report.links,

@@ -131,28 +131,31 @@ def _outcome(elapsed: float, report: Any) -> dict[str, Any]:
 
 
 def _ingest(vault: Path, store: dict[str, float], warm: bool = False,
-            logged: bool = False) -> dict[str, Any]:
+            logged: bool = False, session: bool = False) -> dict[str, Any]:
     """One ingest; with `warm`, first an untimed one in this same process after editing another
     page (imports loaded, tokenizers built, driver connected, as in a long-lived server or
     `vaultkg watch`), then `WARM_EDITS` pages edited one at a time, each ingest timed: the
     median run is reported, with every time in `samples_s`. With `logged`, each edit also
-    adds its entry to the top of the log (`log_edit`)."""
-    from graph.ingest import ingest
+    adds its entry to the top of the log (`log_edit`); with `session`, the ingests share an
+    `IngestSession` and are not told what changed, as the `ingest` mutation without
+    `changed`."""
+    from graph.ingest import IngestSession, ingest
 
     s = common.settings()
     drv = common.driver(s)
     runs: list[tuple[float, dict[str, float], Any]] = []
+    kept = IngestSession() if session else None
     try:
         if warm:
             _edit(vault, WARMUP_TAG, logged)
-            ingest(drv, s.neo4j_database, vault)
+            ingest(drv, s.neo4j_database, vault, session=kept)
             keep_long_lived()
         for tag in warm_tags() if warm else [None]:
             if tag is not None:
                 _edit(vault, tag, logged)
             store.clear()
             started = time.perf_counter()
-            report = ingest(drv, s.neo4j_database, vault)
+            report = ingest(drv, s.neo4j_database, vault, session=kept)
             runs.append((time.perf_counter() - started, dict(store), report))
             if warm:
                 keep_long_lived()  # as `vaultkg watch` does after each ingest
@@ -244,7 +247,7 @@ def _naive(vault: Path, store: dict[str, float]) -> dict[str, Any]:
 def worker(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=("parse", "ingest", "ingest-warm", "ingest-warm-log",
-                                         "watch", "watch-log", "naive"))
+                                         "ingest-session", "watch", "watch-log", "naive"))
     parser.add_argument("vault", type=Path)
     parser.add_argument("--profile", type=Path, default=None,
                         help="write a cProfile dump here and print the top functions")
@@ -262,8 +265,10 @@ def worker(argv: list[str] | None = None) -> None:
     if args.mode == "parse":
         result = _parse(args.vault, store)
     elif args.mode.startswith("ingest"):
-        result = _ingest(args.vault, store, warm=args.mode.startswith("ingest-warm"),
-                         logged=args.mode == "ingest-warm-log")
+        result = _ingest(args.vault, store,
+                         warm=args.mode.startswith(("ingest-warm", "ingest-session")),
+                         logged=args.mode == "ingest-warm-log",
+                         session=args.mode == "ingest-session")
     elif args.mode.startswith("watch"):
         result = _watch(args.vault, store, logged=args.mode == "watch-log")
     else:
@@ -357,6 +362,8 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
         log(f"[{pages}] re-ingest after editing 1 page and logging it, warm process")
         originals.setdefault(vault / "wiki" / "log.md", (vault / "wiki" / "log.md").read_bytes())
         results["reingest_warm_log"] = _rates(_run("ingest-warm-log", vault))
+        log(f"[{pages}] re-ingest after editing 1 page, warm process with a session")
+        results["reingest_session"] = _rates(_run("ingest-session", vault))
         log(f"[{pages}] re-ingest after editing 1 page, in `vaultkg watch`")
         results["reingest_watch"] = _rates(_run("watch", vault))
         log(f"[{pages}] re-ingest after editing 1 page and logging it, in `vaultkg watch`")

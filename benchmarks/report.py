@@ -12,6 +12,8 @@ INGEST_ROWS = (("parse", "parse only (no database)"), ("full", "full ingest (emp
                ("reingest_warm", "re-ingest, 1 page edited, warm process (median of 5 pages)"),
                ("reingest_warm_log", "re-ingest, 1 page edited and a log entry added at the "
                                      "top, warm process (median of 5)"),
+               ("reingest_session", "re-ingest, 1 page edited, warm process keeping a session "
+                                    "(the `ingest` mutation; median of 5)"),
                ("reingest_watch", "re-ingest in `vaultkg watch`, 1 page edited (median of 5)"),
                ("reingest_watch_log", "re-ingest in `vaultkg watch`, 1 page edited and logged "
                                       "(median of 5)"),

@@ -48,11 +48,12 @@ def _previous(rows: list[list[Any]]) -> dict[str, PreviousPage]:
 
 @dataclass
 class IngestSession:
-    """What a long-lived process (`vaultkg watch`) keeps between its ingests, so the next one
-    reads neither every page's hash from Neo4j (1 s at 100k pages) nor, told which paths
-    changed, the whole vault: the pages as its last ingest left the graph, that ingest's scan,
-    and the generation it wrote. Trusted only while the graph's generation is still that one
-    (see `graph.lock`): another ingest, finished or crashed midway, or a wipe, changes it."""
+    """What a long-lived process (`vaultkg watch`, the API's `ingest` mutation) keeps between
+    its ingests, so the next one reads neither every page's hash from Neo4j (1 s at 100k
+    pages) nor, told which paths changed, the whole vault: the pages as its last ingest left
+    the graph, that ingest's scan, and the generation it wrote. Trusted only while the graph's
+    generation is still that one (see `graph.lock`): another ingest, finished or crashed
+    midway, or a wipe, changes it."""
 
     generation: str | None = None
     previous: dict[str, PreviousPage] | None = None

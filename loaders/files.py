@@ -181,9 +181,11 @@ def _size_limit(rel: str) -> int:
 
 
 def read_file(root: Path, rel: str, full: str, problems: list[Problem],
-          known: PreviousPage | None = None, now_ns: int | None = None) -> VaultFile | None:
+              known: PreviousPage | None = None, now_ns: int | None = None,
+              last: VaultFile | None = None) -> VaultFile | None:
     """A file's header (and text). With `known` and a matching stamp, the file is not read:
-    its header is the graph's."""
+    its header is the graph's, and `last` (the file as the last scan left it, when that agrees
+    with `known`) is returned as it is."""
     try:
         stat = os.stat(full)
     except OSError as exc:
@@ -203,8 +205,12 @@ def read_file(root: Path, rel: str, full: str, problems: list[Problem],
             known.content_hash.startswith(f"{RECORDS_VERSION}:") and \
             (known.mtime_ns, known.size) == (stat.st_mtime_ns, stat.st_size) and \
             known.kind in KINDS:
+        if last is not None and last.text is None and last.full == full and \
+                (last.digest, last.mtime_ns, last.size) == (
+                    known.content_hash, known.mtime_ns, known.size):
+            return last
         return VaultFile(rel, None, known.content_hash, stat.st_mtime_ns, stat.st_size, None,
-                     _known_header(rel, known), full)
+                         _known_header(rel, known), full)
     racy = now_ns is None or stat.st_mtime_ns > now_ns - RACY_NS
     before = len(problems)
     f = parse_header(rel, full, stat.st_mtime_ns, stat.st_size, problems)

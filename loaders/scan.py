@@ -2,11 +2,12 @@
 paths changed (`vaultkg watch`, from its file watcher), the last load's files with only those
 paths (and the files read on every run) read again.
 
-The second way spares the walk and a `stat` per file (about 1 s at 100k pages). It holds only
-when the last scan is the graph's: the caller keeps it from its own last successful ingest and
-drops it when anything else may have written (see `graph.ingest.IngestSession`). Changes it
-cannot follow path by path (a folder added, moved or deleted, a symlink on the way, more than
-`MAX_CHANGED` paths) make it walk."""
+The second way spares the walk and a `stat` per file (about 1 s at 100k pages). A walk that
+finds every header as the last scan left it says so too, so that the load need not derive
+names again. Either holds only when the last scan is the graph's: the caller keeps it from its
+own last successful ingest and drops it when anything else may have written (see
+`graph.ingest.IngestSession`). Changes it cannot follow path by path (a folder added, moved or
+deleted, a symlink on the way, more than `MAX_CHANGED` paths) make it walk."""
 
 from __future__ import annotations
 
@@ -82,8 +83,9 @@ class Scanned:
 
     files: list[VaultFile]
     walk_problems: list[Problem]
-    read: list[VaultFile]  # files read (or stat'ed) this time; all of them after a walk
+    read: list[VaultFile]  # with `same_headers`, the only files that can have changed
     same_headers: bool  # no file added or removed, every header the last scan's
+    walked: bool = True  # False: the last scan and the changed paths sufficed
 
 
 def scan_files(root: Path, known: Callable[[], Mapping[str, PreviousPage]],
@@ -93,22 +95,41 @@ def scan_files(root: Path, known: Callable[[], Mapping[str, PreviousPage]],
     when both are given and the changes allow it; otherwise from a walk, where a file whose
     stamp `known` (the graph's pages by path) has is not read. Every problem goes to
     `problems`; the walk's own are also returned apart (they are kept with the scan)."""
-    if last is not None and changed is not None and last.root == str(root):
+    if last is not None and last.root != str(root):
+        last = None
+    if last is not None and changed is not None:
         scanned = _rescan(root, last, changed, problems, now_ns)
         if scanned is not None:
             return scanned
     by_path = known()
-    walked: list[Problem] = []
+    before = {f.rel: f for f in last.files} if last is not None else {}
+    found: list[Problem] = []
     files: list[VaultFile] = []
     reported = 0
-    for rel, full in walk(root, walked):
-        problems.extend(walked[reported:])  # where the walk found them, among the files'
-        reported = len(walked)
-        f = read_file(root, rel, full, problems, by_path.get(rel), now_ns)
+    for rel, full in walk(root, found):
+        problems.extend(found[reported:])  # where the walk found them, among the files'
+        reported = len(found)
+        f = read_file(root, rel, full, problems, by_path.get(rel), now_ns, before.get(rel))
         if f is not None:
             files.append(f)
-    problems.extend(walked[reported:])
-    return Scanned(files, walked, files, same_headers=False)
+    problems.extend(found[reported:])
+    if last is not None and _same_headers(files, last.files):
+        # Only a file read (its stamp moved) can hold a change.
+        return Scanned(files, found, [f for f in files if f.text is not None], True)
+    return Scanned(files, found, files, same_headers=False)
+
+
+def _same_headers(files: list[VaultFile], last: list[VaultFile]) -> bool:
+    """Whether `files` are `last`'s, in order, each with its header; if so they take the
+    last headers, keys included (keys are given by the names pass, which is then skipped)."""
+    if len(files) != len(last) or any(
+            f is not g and (f.rel != g.rel or (
+                f.header != g.header and replace(f.header, key=g.header.key) != g.header))
+            for f, g in zip(files, last, strict=True)):
+        return False
+    for f, g in zip(files, last, strict=True):
+        f.header = g.header
+    return True
 
 
 def _rescan(root: Path, last: VaultScan, changed: Collection[str], problems: list[Problem],
@@ -152,7 +173,7 @@ def _rescan(root: Path, last: VaultScan, changed: Collection[str], problems: lis
             insort(files, added, key=lambda g: _walk_order(base, g))
             read.append(added)
             same = False
-    return Scanned(files, list(last.walk_problems), read, same_headers=same)
+    return Scanned(files, list(last.walk_problems), read, same_headers=same, walked=False)
 
 
 def _target(base: str, raw: str, last: VaultScan) -> str:

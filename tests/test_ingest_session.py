@@ -77,9 +77,12 @@ def _settled(driver: neo4j.Driver, database: str, wiki: Path, session: IngestSes
                                                               snapshot.problems)
 
 
+@pytest.mark.parametrize("told", [True, False], ids=["changed-paths", "walks"])
 def test_changed_paths_reach_the_graph_without_a_walk(
         clean_db: neo4j.Driver, neo4j_database: str, wiki: Path,
-        no_walk: Callable[[bool], None]) -> None:
+        no_walk: Callable[[bool], None], told: bool) -> None:
+    """Told the changed paths, a session's ingest reads only those; not told (the `ingest`
+    mutation without `changed`), it walks, and still leaves the graph a plain ingest would."""
     session = IngestSession()
     db = neo4j_database
     first = ingest(clean_db, db, wiki.parent, session=session)
@@ -89,8 +92,9 @@ def test_changed_paths_reach_the_graph_without_a_walk(
 
     def step(changed: list[str], *, walks: bool = False) -> IngestReport:
         nonlocal at
-        no_walk(walks)
-        report = ingest(clean_db, db, wiki.parent, session=session, changed=changed)
+        no_walk(walks or not told)
+        report = ingest(clean_db, db, wiki.parent, session=session,
+                        changed=changed if told else None)
         no_walk(True)
         _settled(clean_db, db, wiki, session, report)
         at += 10

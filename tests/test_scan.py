@@ -1,6 +1,7 @@
 """`loaders.scan`: the last scan plus the paths a watcher reports gives the files a walk would
 find, in the walk's order, with the same headers and digests; what it cannot follow path by
-path (folders moved in or out) makes it walk."""
+path (folders moved in or out) makes it walk. A walk given the last scan says whether every
+header is still the last one's, and then which files can hold a change."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 from pathlib import Path
 from random import Random
 
-from loaders.files import VaultFile
+from loaders.files import PreviousPage, VaultFile
 from loaders.records import Problem
 from loaders.scan import Scanned, VaultScan, scan_files
 
@@ -92,7 +93,7 @@ def test_rescans_find_what_a_walk_finds(tmp_path: Path) -> None:
         scanned = _scan(root, kept, changed)
         walked = _scan(root)
         assert _seen(scanned.files) == _seen(walked.files), changed
-        if scanned.read is not scanned.files:
+        if not scanned.walked:
             walks_avoided += 1
             assert {f.rel for f in scanned.read} <= {f.rel for f in scanned.files}
         if scanned.same_headers:
@@ -112,8 +113,42 @@ def test_folders_gone_or_moved_in_make_it_walk(tmp_path: Path) -> None:
     assert kept.is_folder("a") and kept.is_folder("") and not kept.is_folder("a/p.md")
     shutil.rmtree(root / "a")
     scanned = _scan(root, kept, ["a"])
-    assert scanned.read is scanned.files  # walked
+    assert scanned.walked
     assert [f.rel for f in scanned.files] == ["b/q.md"]
     # A path that is gone and was no folder of pages (an editor's temp file): no walk.
     scanned = _scan(root, kept, ["b/q.md.swp"])
     assert scanned.read == [] and scanned.same_headers
+
+
+def test_a_walk_given_the_last_scan_names_the_files_that_can_have_changed(
+        tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    for i, folder in enumerate(FOLDERS):
+        _page(root / folder / f"p{i}.md", f"Page {i}", f"[[p{i + 1}]]")
+    for page in root.rglob("*.md"):
+        os.utime(page, (time.time() - 3600,) * 2)
+    first = _scan(root)
+    kept = VaultScan(str(root), first.files, first.walk_problems)
+    known = {f.rel: PreviousPage(f.digest, path=f.rel, kind=f.header.kind.value,
+                                 mtime_ns=f.mtime_ns, size=f.size, title=f.header.title,
+                                 aliases=f.header.aliases) for f in first.files}
+
+    def walk_with_last() -> Scanned:
+        return scan_files(root, lambda: known, [], time.time_ns(), kept, None)
+
+    untouched = walk_with_last()
+    assert untouched.walked and untouched.same_headers and untouched.read == []
+    edited = root / "a" / "p1.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "more\n", encoding="utf-8")
+    body = walk_with_last()
+    assert body.same_headers and [f.rel for f in body.read] == ["a/p1.md"]
+    assert [f.header for f in body.files] == [f.header for f in kept.files]
+    edited.write_text("---\ntitle: Renamed\n---\nx\n", encoding="utf-8")
+    title = walk_with_last()
+    assert not title.same_headers and title.read is title.files
+    edited.write_text("---\ntitle: Page 1\n---\nx\n", encoding="utf-8")
+    _page(root / "c" / "new.md", "New", "x")
+    added = walk_with_last()
+    assert not added.same_headers and len(added.files) == len(kept.files) + 1
+    elsewhere = scan_files(root / "a", lambda: known, [], time.time_ns(), kept, None)
+    assert not elsewhere.same_headers  # a scan of another folder is not the last one
