@@ -106,13 +106,19 @@ def _progress() -> Progress:
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option(
+        min=1, help="Server processes: each request runs its Python on one core, so with "
+                    "concurrent clients more cores need more processes.")] = 1,
 ) -> None:
     """Serve the GraphQL API at http://HOST:PORT/graphql (GraphiQL in a browser)."""
     import uvicorn
 
-    from api.app import create_app
+    if workers == 1:
+        from api.app import create_app
 
-    uvicorn.run(create_app(), host=host, port=port)
+        uvicorn.run(create_app(), host=host, port=port)
+    else:  # each process builds its own app (driver, sessions) from the environment
+        uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers)
 
 
 def main() -> None:

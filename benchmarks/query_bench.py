@@ -256,14 +256,15 @@ class ApiServer:
     """uvicorn serving `api.app:create_app` in its own process (so the load generator does not
     share its interpreter)."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = 1) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "VAULTKG_QUERY_TIMEOUT": str(REQUEST_TIMEOUT_S)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host",
              "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
-             "--no-access-log"], env=env, cwd=str(Path(__file__).resolve().parents[1]))
+             "--no-access-log", "--workers", str(workers)], env=env,
+            cwd=str(Path(__file__).resolve().parents[1]))
 
     def wait(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -289,14 +290,15 @@ class ApiServer:
 
 def bench_queries(vault: Path | None = None, *, quick: bool = False,
                   clients: tuple[int, ...] = CLIENTS, http: bool = True,
-                  log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Every case at every concurrency, over HTTP and directly; the graph must be loaded."""
+                  log: Callable[[str], None] = print, api_workers: int = 1) -> dict[str, Any]:
+    """Every case at every concurrency, over HTTP (to `api_workers` server processes) and
+    directly; the graph must be loaded."""
     s = common.settings()
     drv = common.driver(s)
     ctx = GraphContext(drv, s.neo4j_database, timeout_s=REQUEST_TIMEOUT_S)
     duration, warmup = (2.0, 2) if quick else (8.0, 5)
     rows: list[dict[str, Any]] = []
-    server = ApiServer() if http else None
+    server = ApiServer(api_workers) if http else None
     note = None
     try:
         samples = _samples(ctx)
@@ -329,7 +331,7 @@ def bench_queries(vault: Path | None = None, *, quick: bool = False,
         drv.close()
     return {"rows": rows, "samples": {k: (v if k != "dates" else [str(d) for d in v])
                                       for k, v in samples.items() if k != "terms"},
-            "duration_s": duration, "note": note,
+            "duration_s": duration, "note": note, "api_workers": api_workers,
             "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
 

@@ -134,5 +134,7 @@ def render_markdown(data: dict[str, Any]) -> str:
                     "### Where the time goes (seconds, per run)", "",
                     *_phase_table(entry["ingest"]), ""]
         if entry.get("query"):
-            out += ["### Queries", "", *_query_table(entry["query"]), ""]
+            workers = entry["query"].get("api_workers", 1)
+            served = f" (API: {workers} server processes)" if workers != 1 else ""
+            out += [f"### Queries{served}", "", *_query_table(entry["query"]), ""]
     return "\n".join(out) + "\n"

@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> None:
                              "workers: a 100k vault's log.md is about 19 MiB")
     parser.add_argument("--no-reingest", action="store_true",
                         help="parse and full ingest only (for the largest vaults)")
+    parser.add_argument("--api-workers", type=int, default=1,
+                        help="server processes of the API under test (`vaultkg serve --workers`)")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the parse and full ingest (benchmarks/out/*.prof)")
     args = parser.parse_args(argv)
@@ -83,7 +85,8 @@ def main(argv: list[str] | None = None) -> None:
         if not args.skip_query:
             from benchmarks.query_bench import bench_queries
 
-            entry["query"] = bench_queries(vault, quick=args.quick)
+            entry["query"] = bench_queries(vault, quick=args.quick,
+                                           api_workers=args.api_workers)
             _save(data)
         entry["load_after"] = [round(x, 2) for x in os.getloadavg()]
         _save(data)

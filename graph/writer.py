@@ -23,7 +23,6 @@ from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
-from loaders.provenance import entry_signature
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
 from loaders.stream import VaultStream
 
@@ -225,7 +224,7 @@ class GraphWriter:
                 "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
                 "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
                 "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
-                "signature": entry_signature(e),
+                "signature": e.signature,
                 "bullets": [json.dumps({"label": b.label, "text": b.text, "line": b.line},
                                        ensure_ascii=False) for b in e.bullets],
             }} for e in f.log_entries])

@@ -3,8 +3,6 @@ about it, else the entry that created the page. Makes "as of" digests possible."
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -58,20 +56,11 @@ class EntryIndex:
         return None
 
 
-def entry_signature(entry: LogEntry) -> str:
-    """Everything of an entry the provenance of other pages' facts depends on (its key, words,
-    touches and block ids; not its line, which an entry added above it moves)."""
-    data = [entry.key, entry.title, entry.text, sorted(entry.block_ids),
-            [(t.page, t.role.value) for t in entry.touches]]
-    return hashlib.blake2b(json.dumps(data, ensure_ascii=False).encode(),
-                           digest_size=16).hexdigest()
-
-
 def changed_entries(before: Mapping[str, str | None],
                     entries: Iterable[LogEntry]) -> tuple[set[str], list[LogEntry]]:
     """Keys of entries gone or changed since `before` (signatures by key, as the graph holds
     them; None: written before signatures were), and the entries new or changed now."""
-    now = {e.key: (e, entry_signature(e)) for e in entries}
+    now = {e.key: (e, e.signature) for e in entries}
     gone = {key for key, signature in before.items()
             if key not in now or signature != now[key][1]}
     return gone, [e for key, (e, signature) in now.items() if before.get(key) != signature]

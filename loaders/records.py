@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from enum import StrEnum
+from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -158,6 +161,16 @@ class LogEntry(Record):
     touches: tuple[LogTouch, ...] = ()
     block_ids: tuple[str, ...] = ()
     text: str = ""
+
+    @cached_property
+    def signature(self) -> str:
+        """Everything of the entry the provenance of other pages' facts depends on (its key,
+        words, touches and block ids; not its line, which an entry added above it moves).
+        Computed once per entry: a log edit compares it with the graph's, and writes it."""
+        data = [self.key, self.title, self.text, sorted(self.block_ids),
+                [(t.page, t.role.value) for t in self.touches]]
+        return hashlib.blake2b(json.dumps(data, ensure_ascii=False).encode(),
+                               digest_size=16).hexdigest()
 
 
 class LineageAssertion(Record):

@@ -92,12 +92,17 @@ class LoadOptions:
     # changed entries take part in are parsed again (None: they are not).
     log_history: LogHistory | None = None
 
+    @property
+    def trusts_stamps(self) -> bool:
+        """Whether a file whose stamp the graph (or the last scan) has may go unread."""
+        return self.stamps and not self.force
+
 
 class LogHistory(Protocol):
     """What the graph holds of the log's entries (see `_provenance_affected`)."""
 
     def entry_signatures(self) -> Mapping[str, str | None]:
-        """`provenance.entry_signature` of each entry, by key."""
+        """`LogEntry.signature` of each entry the graph holds, by key."""
         ...
 
     def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
@@ -281,7 +286,7 @@ def _log_entries(f: VaultFile, index: NameIndex,
 
 
 def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
-    if options.force or not options.stamps:
+    if not options.trusts_stamps:
         return {}
     return {prev.path: prev for prev in options.previous.values() if prev.path}
 
@@ -329,10 +334,9 @@ class _Plan:
 
 def _plan(root: Path, options: LoadOptions) -> _Plan:
     problems: list[Problem] = []
-    reuse = options.stamps and not options.force
-    last = options.scan if reuse else None
+    last = options.scan if options.trusts_stamps else None
     scanned = scan_files(root, lambda: _known_by_path(options), problems, time.time_ns(), last,
-                         options.changed if reuse else None)
+                         options.changed if last is not None else None)
     files = scanned.files
     if last is not None and last.names is not None and scanned.same_headers:
         # Every header is the last load's: so are keys, names, the index and the log page,

@@ -13,7 +13,7 @@ import neo4j
 import pytest
 
 from graph.ingest import ingest
-from loaders.provenance import changed_entries, entry_signature, newest_mentions
+from loaders.provenance import changed_entries, newest_mentions
 from loaders.records import LogEntry, LogTouch, TouchRole
 from tests import db as test_db
 from tests.graph_dump import diff, dump
@@ -84,7 +84,7 @@ def _entry(key: str, line: int, *pages: str) -> LogEntry:
 
 def test_signatures_ignore_lines_and_see_touches() -> None:
     a, b = _entry("log/a", 10, "P"), _entry("log/b", 20, "Q")
-    before = {e.key: entry_signature(e) for e in (a, b)}
+    before = {e.key: e.signature for e in (a, b)}
     moved = [_entry("log/a", 15, "P"), _entry("log/b", 25, "Q")]  # an entry added above
     assert changed_entries(before, moved) == (set(), [])
     retouched = [a, _entry("log/b", 20, "Q", "R"), _entry("log/c", 1, "S")]
