@@ -152,3 +152,18 @@ def test_a_walk_given_the_last_scan_names_the_files_that_can_have_changed(
     assert not added.same_headers and len(added.files) == len(kept.files) + 1
     elsewhere = scan_files(root / "a", lambda: known, [], time.time_ns(), kept, None)
     assert not elsewhere.same_headers  # a scan of another folder is not the last one
+
+
+def test_a_changed_symlink_is_not_read_through(tmp_path: Path) -> None:
+    """A path a caller says changed (the `ingest` mutation's `changed`) that is a symlink to
+    a file outside the vault makes the scan walk, and the walk leaves the link out."""
+    root, outside = tmp_path / "vault", tmp_path / "outside"
+    _page(root / "p.md", "P", "x")
+    _page(outside / "secret.md", "Secret", "do not read")
+    first = _scan(root)
+    kept = VaultScan(str(root), first.files, first.walk_problems)
+    (root / "evil.md").symlink_to(outside / "secret.md")
+    problems: list[Problem] = []
+    scanned = scan_files(root, dict, problems, time.time_ns(), kept, ["evil.md"])
+    assert scanned.walked and [f.rel for f in scanned.files] == ["p.md"]
+    assert any(p.path == "evil.md" and "outside the vault" in p.message for p in problems)
