@@ -15,6 +15,8 @@ from pathlib import Path
 from graph.ingest import IngestSession
 from loaders.errors import BadUserInput
 from loaders.files import vault_root
+from loaders.scan import VaultScan
+from loaders.text import nfc
 
 # Folders with a session kept. Each holds what the graph has of every page (about 0.2 GiB at
 # 100k pages), so only the most recently ingested few.
@@ -60,3 +62,16 @@ def changed_paths(folder: Path, paths: Sequence[str]) -> list[str]:
         if full.is_relative_to(root) and full != root:
             out.append(full.relative_to(root).as_posix())
     return out
+
+
+def unknown_paths(folder: Path, told: Sequence[str], last: VaultScan | None) -> list[str]:
+    """Changed paths (as `changed_paths` gives them) that name no file now and none the last
+    ingest saw: most likely mistyped. Said back to the caller, who would otherwise not learn
+    that nothing was read for them."""
+    if last is None:
+        return []
+    root = vault_root(folder)
+    seen = {f.rel for f in last.files}
+    return [f"{rel}: named in `changed`, but there is no such file, nor was there at the last "
+            "ingest; nothing read" for rel in told
+            if nfc(rel) not in seen and not last.is_folder(nfc(rel)) and not (root / rel).exists()]

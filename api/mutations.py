@@ -10,7 +10,7 @@ import strawberry
 
 from api.auth import confined_path
 from api.decorators import write_field
-from api.ingest_sessions import changed_paths
+from api.ingest_sessions import changed_paths, unknown_paths
 from api.types import Ctx
 from graph.ingest import IngestReport, ingest
 from loaders.gc_pause import keep_long_lived
@@ -48,19 +48,20 @@ class Mutation:
         graph = info.context.graph
         sessions = info.context.ingest_sessions
 
-        def run() -> IngestReport:
+        def run() -> tuple[IngestReport, list[str]]:
             if sessions is None:
-                return ingest(graph.driver, graph.database, folder, force=force)
+                return ingest(graph.driver, graph.database, folder, force=force), []
             with sessions.session(folder) as session:
+                unknown = unknown_paths(folder, told, session.scan) if told else []
                 return ingest(graph.driver, graph.database, folder, force=force,
-                              session=session, changed=told)
+                              session=session, changed=told), unknown
 
-        report = await asyncio.to_thread(run)
+        report, unknown = await asyncio.to_thread(run)
         keep_long_lived()
         return IngestResult(
             vault=report.vault, pages=report.pages, links=report.links,
             dangling=report.dangling, log_entries=report.log_entries, nodes=report.nodes,
             relationships=report.relationships, parsed=report.parsed,
             unchanged=report.unchanged, deleted=report.deleted, changed=report.changed,
-            elapsed_seconds=report.elapsed_s, problems=report.problems,
+            elapsed_seconds=report.elapsed_s, problems=unknown + report.problems,
             skipped=report.skipped)

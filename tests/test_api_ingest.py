@@ -89,10 +89,18 @@ def test_the_mutation_reads_what_it_is_told_changed(
     assert walked["parsed"] == 1 and walks[0] == 2
     assert "追記その二" in api.data(BODY, k=S["GPipe"])["page"]["body"]
 
-    # Absolute paths are taken too; a deleted page is deleted.
+    # Absolute paths are taken too; a deleted page is deleted (and is no unknown path).
     ray.unlink()
     gone = api.data(INGEST, p=str(vault), c=[str(ray)])["ingest"]
     assert gone["deleted"] == 1 and walks[0] == 2
+    assert not any("named in `changed`" in p for p in gone["problems"])
+
+    # A path that names no file, now or at the last ingest, is said back.
+    typo = api.data(INGEST, p=str(vault), c=["wiki/sources/Nonexistent paper.md"])["ingest"]
+    assert typo["parsed"] == 0 and walks[0] == 2
+    assert typo["problems"] == [
+        "sources/Nonexistent paper.md: named in `changed`, but there is no such file, nor "
+        "was there at the last ingest; nothing read"]
 
     body = api.post(INGEST, p=str(vault), c=["../elsewhere/x.md"])
     (error,) = body["errors"]
