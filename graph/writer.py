@@ -23,6 +23,7 @@ from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.schema import ASSERTED_TYPES
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
+from loaders.provenance import PASSING
 from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
 from loaders.stream import VaultStream
 
@@ -101,7 +102,8 @@ class GraphWriter:
     def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
         pages: set[str] = set()
         blocks: set[str] = set()
-        for row in self.read(w.ENTRIES_REACH, keys=list(keys)):
+        for row in self.read(w.ENTRIES_REACH, keys=list(keys),
+                             passing=sorted(role.value for role in PASSING)):
             pages.update(row["pages"])
             blocks.update(row["blocks"] or ())
         return pages, blocks

@@ -91,7 +91,7 @@ ENTRY_SIGNATURES = "MATCH (e:LogEntry) RETURN collect([e.key, e.signature]) AS r
 ENTRIES_REACH = (
     "UNWIND $keys AS k MATCH (e:LogEntry {key: k}) "
     "RETURN e.block_ids AS blocks, "
-    "COLLECT { MATCH (e)-[t:TOUCHES]->(p:Page) WHERE NOT t.role IN ['deferred', 'consulted'] "
+    "COLLECT { MATCH (e)-[t:TOUCHES]->(p:Page) WHERE NOT t.role IN $passing "
     "          RETURN p.key } AS pages")
 DELETE_STALE_LOG_ENTRIES = (
     "MATCH (e:LogEntry) WHERE e.asserted_by = $page AND NOT e.key IN $keys DETACH DELETE e")

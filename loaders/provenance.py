@@ -18,6 +18,8 @@ from loaders.resolver import NameIndex
 from loaders.text import fold_name
 
 CREATING = frozenset({TouchRole.CREATED, TouchRole.SUMMARY})
+# Roles of a touch that says nothing of where the page's facts came from.
+PASSING = frozenset({TouchRole.DEFERRED, TouchRole.CONSULTED})
 # Claim ids are mostly ASCII tokens (`clm-00000-gagozi`): such an id occurs in a text only
 # inside one run of these characters, so runs are looked up instead of every id searched for.
 ID_CHARS = re.compile(r"[A-Za-z0-9_.:/#@+\-]+")
@@ -33,7 +35,7 @@ class EntryIndex:
         self.by_block: dict[str, LogEntry] = {}
         for entry in self.entries:
             for touch in entry.touches:
-                if touch.page and touch.role not in (TouchRole.DEFERRED, TouchRole.CONSULTED):
+                if touch.page and touch.role not in PASSING:
                     pages = self.by_page[touch.page]
                     if not pages or pages[-1].key != entry.key:
                         pages.append(entry)
@@ -69,7 +71,7 @@ def changed_entries(before: Mapping[str, str | None],
 def touched(entries: Iterable[LogEntry]) -> set[str]:
     """Pages whose facts' provenance these entries take part in."""
     return {t.page for e in entries for t in e.touches
-            if t.page and t.role not in (TouchRole.DEFERRED, TouchRole.CONSULTED)}
+            if t.page and t.role not in PASSING}
 
 
 def newest_mentions(entries: list[LogEntry], ids: Iterable[str]) -> dict[str, int]:

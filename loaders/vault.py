@@ -359,9 +359,6 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         hydrate(f, problems)
     log_file = next((f for f in files if f.rel == names.log_rel), None) \
         if names.log_rel else None
-    # The log is parsed last: at 100k pages it alone takes a core for half a minute (see
-    # `ordered_imap`'s `heavy_last`), and no other page's rows need its entries.
-    todo.sort(key=lambda f: f is log_file)
     entries: list[LogEntry] = []
     entry_index = EntryIndex(entries)
     # The log is parsed when it was read (its problems are reported) or pages need provenance.
@@ -377,7 +374,10 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
             for f in more:
                 hydrate(f, problems)
             unchanged = [f for f in unchanged if f.header.key not in again]
-            todo = sorted(todo + more, key=lambda f: f is log_file)
+            todo += more
+    # The log is parsed last: at 100k pages it alone takes a core for half a minute (see
+    # `ordered_imap`'s `heavy_last`), and no other page's rows need its entries.
+    todo.sort(key=lambda f: f is log_file)
     keys = [f.header.key for f in files]
     if considered is not files:
         redone = {f.header.key for f in todo}
