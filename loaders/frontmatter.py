@@ -1,4 +1,5 @@
-"""YAML frontmatter: values through the C loader, plus the line of every key and list item so
+"""YAML frontmatter: values through the C loader (or, for the common flat shape,
+`loaders.frontmatter_fast`), plus the line of every key and list item so
 facts taken from frontmatter keep their provenance."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import yaml
 
 from loaders.errors import VaultError
+from loaders.frontmatter_fast import fast_frontmatter
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -109,6 +111,28 @@ class _NoAliasLoader(_CheckedValues, yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+def pyyaml_frontmatter(block: str, path: str) -> tuple[Any, list[tuple[int, str]]]:
+    """A frontmatter block read by PyYAML: its data and the values kept as text (0-based line,
+    message; in line order, not PyYAML's order of construction). Raises VaultError (with the
+    line) on broken YAML."""
+    loader: Any = _NoAliasLoader if "&" in block or "*" in block else _CheckedLoader
+    reader: Any = None
+    try:
+        reader = loader(block)
+        data = reader.get_single_data()
+    except RecursionError:
+        raise VaultError("bad YAML frontmatter: nested too deeply", path, 2) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = (mark.line + 2) if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        raise VaultError(f"bad YAML frontmatter: {problem}", path, line) from None
+    finally:
+        if reader is not None:
+            reader.dispose()
+    return data, sorted(getattr(reader, "bad_values", []))
+
+
 def split_frontmatter(text: str, path: str) -> Frontmatter:
     """Split `---` frontmatter from the body. Raises VaultError (with the line) on broken YAML."""
     lines = text.split("\n")
@@ -126,25 +150,9 @@ def split_frontmatter(text: str, path: str) -> Frontmatter:
     if len(block) > MAX_FRONTMATTER_BYTES:
         raise VaultError("frontmatter is larger than 256 KiB", path, 1)
     result.body_start = end + 2
-    if "&" in block or "*" in block:
-        loader: Any = _NoAliasLoader
-    else:
-        loader = _CheckedLoader
-    reader: Any = None
-    try:
-        reader = loader(block)
-        data = reader.get_single_data()
-    except RecursionError:
-        raise VaultError("bad YAML frontmatter: nested too deeply", path, 2) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = (mark.line + 2) if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        raise VaultError(f"bad YAML frontmatter: {problem}", path, line) from None
-    finally:
-        if reader is not None:
-            reader.dispose()
-    result.warnings = [(line + 2, text) for line, text in getattr(reader, "bad_values", [])]
+    fast = fast_frontmatter(lines[1:end])
+    data, bad_values = fast if fast is not None else pyyaml_frontmatter(block, path)
+    result.warnings = [(line + 2, text) for line, text in bad_values]
     if data is None:
         data = {}
     if not isinstance(data, dict):
