@@ -160,6 +160,24 @@ def _named(param: LiteralString, var: LiteralString) -> LiteralString:
 # The author and concept pages, looked up by name once (index seeks), before the page scan.
 NAMED_FILTER_PAGES: LiteralString = _named("author", "authors") + _named("concept", "concepts")
 
+# The pages a filter can match: with an author, only their works; else with a concept, only the
+# works on it; else every page. Reached from the named pages, a filter by author or concept
+# reads their neighbourhood instead of every page (`PAGE_FILTER` then checks the rest). One
+# branch runs, chosen by the parameters; each returns every page at most once.
+CANDIDATE_PAGES: LiteralString = (
+    "CALL (authors, concepts) { "
+    "  WITH authors WHERE $author IS NOT NULL "
+    "  UNWIND authors AS a MATCH (p:Page)-[:AUTHORED_BY]->(a) RETURN DISTINCT p "
+    "  UNION ALL "
+    "  WITH concepts WHERE $author IS NULL AND $concept IS NOT NULL "
+    "  UNWIND concepts AS c CALL (c) { "
+    "    MATCH (p:Page)-[:ABOUT]->(c) RETURN p "
+    "    UNION MATCH (c:Concept)-[:LINKS_TO {field: 'sources'}]->(p:Page) RETURN p } "
+    "  WITH DISTINCT p RETURN p "
+    "  UNION ALL "
+    "  WITH 1 AS unfiltered WHERE $author IS NULL AND $concept IS NULL "
+    "  MATCH (p:Page) RETURN p } ")
+
 PAGE_FILTER: LiteralString = (
     "($kinds IS NULL OR p.kind IN $kinds) "
     "AND ($tag IS NULL OR any(t IN coalesce(p.tags, []) "
@@ -176,7 +194,8 @@ PAGE_FILTER: LiteralString = (
     "AND ($status IS NULL OR p.status = $status) ")
 
 COUNT_PAGES: LiteralString = (
-    NAMED_FILTER_PAGES + "MATCH (p:Page) WHERE " + PAGE_FILTER + "RETURN count(p) AS n")
+    NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, authors, concepts WHERE " + PAGE_FILTER
+    + "RETURN count(p) AS n")
 
 # Sort expressions: nulls take a sentinel ($nulls) so they sort last in either direction and
 # the keyset comparison never meets a null.
@@ -200,8 +219,8 @@ def _list_query(expr: LiteralString, descending: bool) -> LiteralString:
         "sv < $after_value OR (sv = $after_value AND p.key < $after_key)" if descending
         else "sv > $after_value OR (sv = $after_value AND p.key > $after_key)")
     order: LiteralString = "DESC" if descending else "ASC"
-    return (NAMED_FILTER_PAGES + "MATCH (p:Page) WHERE " + PAGE_FILTER + "WITH p, " + expr
-            + " AS sv "
+    return (NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, authors, concepts WHERE "
+            + PAGE_FILTER + "WITH p, " + expr + " AS sv "
             "WHERE $after_key IS NULL OR " + after + " "
             "RETURN " + PAGE_PROJECTION + " AS page, sv "
             "ORDER BY sv " + order + ", p.key " + order + " LIMIT $limit")

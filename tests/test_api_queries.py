@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, LiteralString
 
 import neo4j
 import pytest
@@ -392,6 +392,10 @@ def test_dataview_filters_sorting_and_cursors(api: Api) -> None:
     assert keys('{author: "Hao Zhang"}') == {S["DistServe"], S["Paged"]}
     assert keys('{concept: "テンソル並列"}') == {S["Megatron"], S["SC21"], S["MLSys"],
                                                S["APNet"]}
+    assert keys('{author: "Hao Zhang", concept: "テンソル並列"}') == set()
+    assert keys('{author: "Hao Zhang", yearFrom: 2024}') == {S["DistServe"]}
+    assert keys('{concept: "テンソル並列", yearTo: 2020}') == {S["Megatron"]}
+    assert keys('{author: "Nobody At All"}') == keys('{concept: "Nothing Here"}') == set()
     dangling = keys("{hasDangling: true}")
     assert S["ZeRO"] in dangling and "log" in dangling and len(dangling) == 2
     assert keys('{tag: "#パイプライン並列", kinds: [PAPER]}') >= {S["GPipe"], S["PipeDream"]}
@@ -435,3 +439,28 @@ def test_nested_types_fold_people_organizations(api: Api) -> None:
     assert hist["page"] is None
     assert hist["zero"]["dangling"] == ["ZeRO-Infinity"]
     assert hist["zero"]["history"][0]["role"] == "summary"
+
+
+def _label_scan_rows(plan: dict[str, Any]) -> int:
+    """Rows the plan's all-pages scans produced (PROFILE)."""
+    own = plan.get("rows", 0) if plan["operatorType"].startswith("NodeByLabelScan") else 0
+    return own + sum(_label_scan_rows(child) for child in plan.get("children", []))
+
+
+@pytest.mark.parametrize("named", [{"author": "Hao Zhang"}, {"concept": "テンソル並列"}])
+def test_a_filter_by_author_or_concept_reads_their_works_not_every_page(
+        example_graph: object, neo4j_driver: neo4j.Driver, neo4j_database: str,
+        named: dict[str, str]) -> None:
+    from queries.pages import COUNT_PAGES, LIST_PAGES, PageFilter, SortField
+
+    def scanned(where: PageFilter, query: LiteralString) -> int:
+        params = {**where.params(), "nulls": None, "after_value": None, "after_key": None,
+                  "limit": 5}
+        with neo4j_driver.session(database=neo4j_database) as session:
+            summary = session.run("PROFILE " + query, params).consume()
+        assert summary.profile is not None
+        return _label_scan_rows(summary.profile)
+
+    for query in (LIST_PAGES[(SortField.YEAR, True)], COUNT_PAGES):
+        assert scanned(PageFilter(**named), query) == 0
+        assert scanned(PageFilter(year_from=2000), query) > 50  # the scan is there otherwise
