@@ -173,10 +173,10 @@ class GraphWriter:
         to_page, dangling, attachments, venues = [], [], [], []
         for f in facts:
             for link in f.links:
-                props = {"asserted_by": link.source, "line": link.line, "raw": link.raw,
-                         "display": link.display, "heading": link.heading, "block": link.block,
-                         "embed": link.embed, "field": link.field, "section": link.section,
-                         "markdown": link.markdown}
+                props = _set({"asserted_by": link.source, "line": link.line, "raw": link.raw,
+                              "display": link.display, "heading": link.heading,
+                              "block": link.block, "embed": link.embed, "field": link.field,
+                              "section": link.section, "markdown": link.markdown})
                 row = {"source": link.source, "props": props}
                 if link.target:
                     to_page.append({**row, "target": link.target})
@@ -203,10 +203,10 @@ class GraphWriter:
                     "asserted_by": r.source, "field": r.field, "line": r.line}})
             for lin in f.lineage:
                 rows[lin.relation.value].append({"source": lin.child, "target": lin.parent,
-                                                 "props": {
+                                                 "props": _set({
                     "asserted_by": lin.page, "page": lin.page, "line": lin.line,
                     "mechanism": lin.mechanism.value, "introduced_by": lin.introduced_by,
-                    "text": lin.text}})
+                    "text": lin.text})})
             for m in f.mentions:
                 rows["MENTIONS"].append({"source": m.source, "target": m.target, "props": {
                     "asserted_by": m.source, "line": m.line, "text": m.text, "linked": False}})
@@ -398,13 +398,19 @@ class _Deferred:
                     self.numeric[c.id] = c
 
 
+def _set(props: dict[str, Any]) -> dict[str, Any]:
+    """The properties that have a value: a null one stores nothing, but is still sent."""
+    return {k: v for k, v in props.items() if v is not None}
+
+
 def _without(props: dict[str, Any], key: str | None) -> dict[str, Any]:
     """Properties as Neo4j stores them (no nulls), less `key`."""
-    return {k: v for k, v in props.items() if v is not None and k != key}
+    return {k: v for k, v in _set(props).items() if k != key}
 
 
 def page_props(f: PageFacts) -> dict[str, Any]:
-    """Node properties of a page (its hash is set separately, last)."""
+    """Node properties of a page, all of them (they replace what the node had; its hash is set
+    separately, last)."""
     p = f.page
     props: dict[str, Any] = {
         "key": p.key, "path": p.path, "kind": p.kind.value, "title": p.title,
@@ -422,24 +428,25 @@ def page_props(f: PageFacts) -> dict[str, Any]:
         props.update({"fold_id": f.fold.fold_id, "level": f.fold.level,
                       "entry_count": f.fold.entry_count, "range_from": f.fold.range_from,
                       "range_to": f.fold.range_to, "child_keys": list(f.fold.child_keys)})
-    return props
+    return _set(props)
 
 
 def claim_rows(facts: Iterable[PageFacts]) -> list[dict[str, Any]]:
     """Claim rows of these pages. A claim id stated on several pages ends up as its last
     page states it (rows are written in order, `MERGE ... SET`)."""
-    return [{"id": c.id, "page": c.page, "subject": c.subject, "props": {
+    return [{"id": c.id, "page": c.page, "subject": c.subject, "props": _set({
         "id": c.id, "text": c.text, "origin": c.origin, "page": c.page, "line": c.line,
         "subject": c.subject, "metric": c.metric, "value": c.value, "unit": c.unit,
         "qualifiers": list(c.qualifiers), "assessment": c.assessment, "pages": list(c.pages),
-        "introduced_by": c.introduced_by, "known": c.known, "asserted_by": f.page.key}}
+        "introduced_by": c.introduced_by, "known": c.known, "asserted_by": f.page.key})}
         for f in facts for c in f.claims]
 
 
 def contradiction_row(c: ContradictionRecord, asserted_by: str | None) -> dict[str, Any]:
     return {"id": c.id, "claims": list(c.claims), "pages": list(c.pages),
-            "introduced_by": c.introduced_by, "props": {
+            "introduced_by": c.introduced_by, "props": _set({
                 "id": c.id, "kind": c.kind, "status": c.status, "origin": c.origin,
                 "summary": c.summary, "page": c.page, "line": c.line, "subject": c.subject,
                 "pages": list(c.pages), "claims": list(c.claims), "evidence": list(c.evidence),
-                "introduced_by": c.introduced_by, "known": c.known, "asserted_by": asserted_by}}
+                "introduced_by": c.introduced_by, "known": c.known,
+                "asserted_by": asserted_by})}

@@ -34,7 +34,7 @@ def upsert_pages(kind: str) -> LiteralString:
     """MERGE pages of one kind; the content hash is set last, by `SET_HASHES`."""
     labels = KIND_LABELS[kind]
     query: LiteralString = (
-        "UNWIND $rows AS row MERGE (p:Page {key: row.key}) SET p += row.props "
+        "UNWIND $rows AS row MERGE (p:Page {key: row.key}) SET p = row.props "
         "WITH p REMOVE p" + ALL_KIND_LABELS + " WITH p "
     )
     if labels:
