@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
+from typing import Any
+
+import ahocorasick
 
 from loaders.links import find_links
 
-GRAM = 4
 MAX_CHARS = 1_000_000  # beyond this the index costs more than building the full matcher
 
 
@@ -76,46 +78,33 @@ class NameCandidates:
 
 
 class NameScan:
-    """Whether a text holds any of many names, squashed: one dict lookup per character (and one
-    per short-name length), far cheaper than tokenizing the text."""
+    """Whether a text holds any of many names, folded: an Aho-Corasick automaton (C) finds
+    every occurrence of every name in one pass over the text, far cheaper than tokenizing it
+    (and than the per-character dictionary probes in Python this replaced: 1.7 s -> 0.4 s for
+    the 115k lines of a 10k-page vault)."""
 
     def __init__(self, names: Iterable[str], fold: Callable[[str], str] = squash) -> None:
         """`fold` normalizes names and texts alike (a name occurs when its folded form is a
         substring of the folded text); idempotent, so folded names may be passed as they are."""
         self._fold = fold
-        self._heads: dict[str, list[str]] = {}
-        self._short: set[str] = set()
+        self._automaton: Any = None
+        automaton = ahocorasick.Automaton()
         for name in names:
             s = fold(name)
-            if len(s) >= GRAM:
-                self._heads.setdefault(s[:GRAM], []).append(s)
-            elif s:
-                self._short.add(s)
-        self._short_lengths = sorted({len(s) for s in self._short})
+            if s:
+                automaton.add_word(s, s)
+        if len(automaton):
+            automaton.make_automaton()
+            self._automaton = automaton
 
     def names_in(self, text: str) -> set[str]:
         """Every folded name that occurs in the folded text (with `squash`, see the module
         docstring: a superset of the names a matcher can find there)."""
-        s = self._fold(text)
-        heads, short, lengths = self._heads, self._short, self._short_lengths
-        found: set[str] = set()
-        for i in range(len(s)):
-            candidates = heads.get(s[i:i + GRAM])
-            if candidates is not None:
-                found.update(name for name in candidates if s.startswith(name, i))
-            for length in lengths:
-                if s[i:i + length] in short:
-                    found.add(s[i:i + length])
-        return found
+        if self._automaton is None:
+            return set()
+        return {name for _, name in self._automaton.iter(self._fold(text))}
 
     def any_in(self, text: str) -> bool:
-        s = self._fold(text)
-        heads, short, lengths = self._heads, self._short, self._short_lengths
-        for i in range(len(s)):
-            found = heads.get(s[i:i + GRAM])
-            if found is not None and any(s.startswith(name, i) for name in found):
-                return True
-            for length in lengths:
-                if s[i:i + length] in short:
-                    return True
-        return False
+        if self._automaton is None:
+            return False
+        return next(self._automaton.iter(self._fold(text)), None) is not None

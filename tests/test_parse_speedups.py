@@ -100,6 +100,12 @@ def test_name_scan_with_fold_name_agrees_with_plain_substring_search() -> None:
         for _ in range(5):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
             assert scan.any_in(text) == any(n in fold_name(text) for n in names), (names, text)
+            assert scan.names_in(text) == {n for n in names if n in fold_name(text)}
+
+
+def test_name_scan_over_no_names_finds_nothing() -> None:
+    scan = NameScan(["", "  "])  # nothing left once folded
+    assert scan.names_in("any text") == set() and not scan.any_in("any text")
 
 
 def test_prefilters_never_change_the_mentions(monkeypatch: pytest.MonkeyPatch) -> None:
