@@ -368,9 +368,10 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         log_file.trusted = log_file.trusted and not log_problems
         if options.log_history is not None and not options.force and \
                 any(f is log_file for f in todo):
-            again = _provenance_affected(entries, options.log_history, files) - \
-                {f.header.key for f in todo}
-            more = [f for f in files if f.header.key in again]
+            parsed = {f.header.key for f in todo}
+            rest = [f for f in files if f.header.key not in parsed]
+            again = _provenance_affected(entries, options.log_history, rest) if rest else set()
+            more = [f for f in rest if f.header.key in again]
             for f in more:
                 hydrate(f, problems)
             unchanged = [f for f in unchanged if f.header.key not in again]
@@ -420,9 +421,11 @@ def _names_state(files: list[VaultFile]) -> NameState:
 
 def _provenance_affected(entries: list[LogEntry], history: LogHistory,
                          files: list[VaultFile]) -> set[str]:
-    """Pages whose facts may now be introduced by another entry: those the log's new, changed
-    and removed entries touch, those citing their block ids (`^id`), and claim ledgers (their
-    claims are about other pages, and entries may name a claim by its id)."""
+    """Of `files` (the pages not parsed anyway), those whose facts may now be introduced by
+    another entry: those the log's new, changed and removed entries touch, those citing their
+    block ids (`^id`), and claim ledgers (their claims are about other pages, and entries may
+    name a claim by its id). On a first ingest every entry is new and no file is left to
+    check: the citations of ~1,000 block ids searched in 100k pages took half a minute."""
     gone, fresh = changed_entries(history.entry_signatures(), entries)
     if not gone and not fresh:
         return set()

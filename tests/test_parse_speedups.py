@@ -234,3 +234,36 @@ def test_keys_and_duplicate_name_warnings_as_ranking_every_page_gives() -> None:
         assert found == _duplicate_names_reference(files)
         warned += len(found)
     assert warned > 300
+
+
+class _EmptyHistory:
+    """A graph that holds no log entry yet (a first ingest)."""
+
+    def entry_signatures(self) -> dict[str, str | None]:
+        return {}
+
+    def entries_reach(self, keys: Iterable[str]) -> tuple[set[str], set[str]]:
+        return set(), set()
+
+
+def test_a_first_ingest_does_not_search_pages_for_new_block_ids(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every entry is new on a first ingest, but every page is parsed anyway: looking for the
+    pages that cite the entries' block ids (`^id`) would read each page once more."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "log.md").write_text("# Log\n\n## [2026-07-01] lint | Check\n- Fixed: [[A]] ^fix-1\n",
+                                 encoding="utf-8")
+    (wiki / "A.md").write_text("---\ntitle: A\n---\nSee ^fix-1 in the log.\n", encoding="utf-8")
+    reads: list[str] = []
+    real = vault_module.text_of
+
+    def counted(f: VaultFile) -> str | None:
+        reads.append(f.rel)
+        return real(f)
+
+    monkeypatch.setattr(vault_module, "text_of", counted)
+    stream = vault_module.stream_vault(
+        tmp_path, vault_module.LoadOptions(log_history=_EmptyHistory()))
+    stream.close()
+    assert set(stream.todo) == {"A", "log"} and reads == []
