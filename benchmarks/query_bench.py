@@ -1,8 +1,8 @@
 """Query benchmark: latency percentiles and throughput of lineage (depth 3 and 10),
-lineagePath, contradictions, search and fold (16, 256, 1,024 entries) at 1, 8 and 32 concurrent
-clients, over HTTP (GraphQL on a uvicorn server of `api.app:create_app`, in its own process) and
-through the driver directly (the same `queries` functions the resolvers call, in threads), so
-the API's overhead is a ratio.
+lineagePath, contradictions, search, pages filtered by author or concept, and fold (16, 256,
+1,024 entries) at 1, 8 and 32 concurrent clients, over HTTP (GraphQL on a uvicorn server of
+`api.app:create_app`, in its own process) and through the driver directly (the same `queries`
+functions the resolvers call, in threads), so the API's overhead is a ratio.
 
 Runs against whatever graph the database holds (the ingest benchmark leaves the vault's graph
 there). The few Cypher reads below only pick sample arguments (keys, subjects, dates)."""
@@ -43,6 +43,13 @@ SUBJECTS: LiteralString = (
     "MATCH (x:Contradiction) WHERE x.subject IS NOT NULL "
     "RETURN x.subject AS key, count(*) AS n ORDER BY n DESC, key LIMIT 20")
 TERMS: LiteralString = "MATCH (c:Concept) RETURN c.title AS t ORDER BY c.key LIMIT 30"
+# Filters by name: the most prolific authors and the concepts with most works.
+AUTHORS: LiteralString = (
+    "MATCH (a:Person)<-[:AUTHORED_BY]-() WITH a, count(*) AS n "
+    "RETURN a.title AS name ORDER BY n DESC, a.key LIMIT 10")
+CONCEPTS: LiteralString = (
+    "MATCH (c:Concept)<-[:ABOUT]-() WITH c, count(*) AS n "
+    "RETURN c.title AS name ORDER BY n DESC, c.key LIMIT 10")
 LOG_DATES: LiteralString = (
     "MATCH (e:LogEntry) WITH e ORDER BY e.seq DESC WITH collect(e.date) AS dates "
     "RETURN dates[0] AS last, size(dates) AS n, dates[size(dates) / 4] AS q3, "
@@ -63,6 +70,8 @@ CONTRADICTIONS_5 = """query($s: String) { contradictions(subject: $s, first: 20)
   source line text } } } }"""
 SEARCH = """query($t: String!) { search(text: $t, first: 10) {
   score nameMatch snippet page { key title } } }"""
+PAGES = """query($f: PageFilter!) { pages(filter: $f, first: 20, sort: {field: YEAR}) {
+  totalCount nodes { key title year } } }"""
 FOLD = """query($l: Int!, $d: Date!) { foldEnding(level: $l, ending: $d) {
   foldId entryCount markdown } }"""
 
@@ -90,6 +99,8 @@ def _samples(ctx: GraphContext) -> dict[str, Any]:
     return {"roots": roots, "pairs": pairs,
             "subjects": [r["key"] for r in ctx.read(SUBJECTS)] or [None],
             "terms": [r["t"] for r in ctx.read(TERMS)][:12] + list(WORDS),
+            "filters": [{"author": r["name"]} for r in ctx.read(AUTHORS)]
+            + [{"concept": r["name"]} for r in ctx.read(CONCEPTS)],
             "dates": [d.to_native() if hasattr(d, "to_native") else d
                       for d in (dates["last"], dates["q3"], dates["mid"]) if d is not None],
             "entries": dates["n"] or 0}
@@ -100,7 +111,7 @@ def _cases(s: dict[str, Any]) -> list[Case]:
     from queries.contradictions import contradictions
     from queries.fold_render import render
     from queries.fold_resolver import fold_ending
-    from queries.pages import get_page
+    from queries.pages import PageFilter, SortField, count_pages, get_page, list_pages
     from queries.search import search
 
     roots, pairs, subjects, terms, dates = (s["roots"], s["pairs"], s["subjects"], s["terms"],
@@ -140,6 +151,15 @@ def _cases(s: dict[str, Any]) -> list[Case]:
                                       with_claims=False, evidence=5)))
     cases.append(Case("search", SEARCH, lambda i: {"t": terms[i % len(terms)]},
                       lambda ctx, i: search(ctx, terms[i % len(terms)], 10)))
+    filters = s["filters"]
+
+    def pages_direct(ctx: GraphContext, i: int) -> object:
+        where = PageFilter(**filters[i % len(filters)])
+        return list_pages(ctx, where, SortField.YEAR, first=20), count_pages(ctx, where)
+
+    if filters:
+        cases.append(Case("pages by author or concept", PAGES,
+                          lambda i: {"f": filters[i % len(filters)]}, pages_direct))
     for level in (4, 8, 10):
         # Late dates leave fewer entries before them; a fold needs 2^level of them.
         if dates and s["entries"] >= 2 ** level * 2:
