@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from loaders import files as files_module
 from loaders import mention_filter
 from loaders import vault as vault_module
 from loaders.files import VaultFile
@@ -256,7 +257,7 @@ def test_a_first_ingest_does_not_search_pages_for_new_block_ids(
                                  encoding="utf-8")
     (wiki / "A.md").write_text("---\ntitle: A\n---\nSee ^fix-1 in the log.\n", encoding="utf-8")
     reads: list[str] = []
-    real = vault_module.text_of
+    real = files_module.text_of
 
     def counted(f: VaultFile) -> str | None:
         reads.append(f.rel)
