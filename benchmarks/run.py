@@ -77,10 +77,11 @@ def main(argv: list[str] | None = None) -> None:
         if not args.skip_ingest:
             from benchmarks.ingest_bench import bench_ingest
 
-            entry["ingest"] = bench_ingest(
+            # Merged: rows this run does not measure (`--no-reingest`) keep their last values.
+            entry["ingest"] = {**entry.get("ingest", {}), **bench_ingest(
                 vault, pages, args.seed, naive=size == args.naive_size,
                 profile_dir=common.OUT_DIR if args.profile else None,
-                reingest=not args.no_reingest)
+                reingest=not args.no_reingest)}
             _save(data)
         if not args.skip_query:
             from benchmarks.query_bench import bench_queries
