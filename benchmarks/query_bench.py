@@ -71,7 +71,7 @@ CONTRADICTIONS_5 = """query($s: String) { contradictions(subject: $s, first: 20)
 SEARCH = """query($t: String!) { search(text: $t, first: 10) {
   score nameMatch snippet page { key title } } }"""
 PAGES = """query($f: PageFilter!) { pages(filter: $f, first: 20, sort: {field: YEAR}) {
-  totalCount nodes { key title year } } }"""
+  totalCount nodes { key title ... on Work { year } } } }"""
 FOLD = """query($l: Int!, $d: Date!) { foldEnding(level: $l, ending: $d) {
   foldId entryCount markdown } }"""
 
