@@ -141,13 +141,15 @@ class PageFilter(BaseModel):
         }
 
 
-# The works on a concept: sources that name it in `related:` (ABOUT), or that the concept page
-# lists in its own `sources:`. The timeline and the `concept` filter use this same definition.
-# `concepts` holds the pages named $concept (NAMED_FILTER_PAGES).
+# The works on a concept `c`: pages that name it in `related:` (ABOUT), or that the concept page
+# lists in its own `sources:` (the timeline, `queries.lineage.TIMELINE`, reads the same two
+# relationships). The `concept` filter tests a page with them (`WORKS_ON_CONCEPT`; `concepts`
+# holds the pages named $concept, NAMED_FILTER_PAGES) and enumerates them (`CANDIDATE_PAGES`).
+_ABOUT_CONCEPT: LiteralString = "(p:Page)-[:ABOUT]->(c:Page)"
+_LISTED_BY_CONCEPT: LiteralString = "(c:Concept)-[:LINKS_TO {field: 'sources'}]->(p:Page)"
 WORKS_ON_CONCEPT: LiteralString = (
-    "EXISTS { MATCH (p)-[:ABOUT]->(c:Page) WHERE c IN concepts } "
-    "OR EXISTS { MATCH (c:Concept)-[:LINKS_TO {field: 'sources'}]->(p) "
-    "WHERE c IN concepts }")
+    "EXISTS { MATCH " + _ABOUT_CONCEPT + " WHERE c IN concepts } "
+    "OR EXISTS { MATCH " + _LISTED_BY_CONCEPT + " WHERE c IN concepts }")
 
 
 def _named(param: LiteralString, var: LiteralString) -> LiteralString:
@@ -171,8 +173,7 @@ CANDIDATE_PAGES: LiteralString = (
     "  UNION ALL "
     "  WITH concepts WHERE $author IS NULL AND $concept IS NOT NULL "
     "  UNWIND concepts AS c CALL (c) { "
-    "    MATCH (p:Page)-[:ABOUT]->(c) RETURN p "
-    "    UNION MATCH (c:Concept)-[:LINKS_TO {field: 'sources'}]->(p:Page) RETURN p } "
+    "    MATCH " + _ABOUT_CONCEPT + " RETURN p UNION MATCH " + _LISTED_BY_CONCEPT + " RETURN p } "
     "  WITH DISTINCT p RETURN p "
     "  UNION ALL "
     "  WITH 1 AS unfiltered WHERE $author IS NULL AND $concept IS NULL "
