@@ -10,7 +10,6 @@ a clean run produces."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +20,11 @@ import neo4j
 from graph import writes as w
 from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
+from graph.log_update import LogUpdate, bullet_rows
 from graph.schema import ASSERTED_TYPES
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
 from loaders.provenance import PASSING
-from loaders.records import ClaimRecord, ContradictionRecord, PageFacts
+from loaders.records import ClaimRecord, ContradictionRecord, LogEntry, LogSegment, PageFacts
 from loaders.stream import VaultStream
 
 BATCH = 5000
@@ -44,6 +44,7 @@ class WriteStats:
     relationships_deleted: int = 0
     properties_set: int = 0
     statements: int = 0
+    moved: int = 0  # lines of the log whose facts moved (`graph.log_update`)
     by_kind: dict[str, int] = field(default_factory=dict)
 
     def add(self, counters: neo4j.SummaryCounters) -> None:
@@ -61,7 +62,7 @@ class WriteStats:
     @property
     def changed(self) -> bool:
         return bool(self.nodes_created or self.nodes_deleted or self.relationships_created
-                    or self.relationships_deleted)
+                    or self.relationships_deleted or self.moved)
 
 
 class GraphWriter:
@@ -121,9 +122,15 @@ class GraphWriter:
         # When this write rewrites every page the graph has, no numeric claim survives from
         # before it: conflicts can be derived from the load, without reading claims back.
         whole = len(existing) == self._page_count()
+        # A changed log keeps the facts of its unchanged entries (moved, not rewritten).
+        log = LogUpdate.prepare(self, load.log) \
+            if load.log in existing and not whole else None
+        if log is not None:
+            self.run(w.CLEAR_HASHES, keys=[log.page])
+            existing = [k for k in existing if k != log.page]
         if existing:
-            groups = set() if whole else self._numeric_groups(existing)
-            self._remove_facts(existing)
+            groups = set() if whole else self.numeric_groups(existing)
+            self.remove_facts(existing)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
         # Every page to write exists before the first chunk: a link, mention, claim or log
@@ -133,6 +140,8 @@ class GraphWriter:
         later = _Deferred(keep_claims=whole)
         for facts in load.chunks:
             self._pages(facts)
+            if log is not None:
+                facts = [log.apply(self, f) if f.page.key == log.page else f for f in facts]
             self._links(facts)
             self._relations(facts)
             self._log(facts)
@@ -140,6 +149,9 @@ class GraphWriter:
             later.add(facts)
         self.batched(w.FOLDS, later.folds)
         self.batched(w.UPSERT_CONTRADICTIONS, later.contradictions)
+        if log is not None:
+            groups.update(log.groups)
+            self.stats.moved += log.moved
         if changed or gone:
             self.run(w.DELETE_ORPHANS)
             groups.update(later.groups)
@@ -152,7 +164,7 @@ class GraphWriter:
                                     for st in load.stamps])
         return self.stats
 
-    def _remove_facts(self, keys: list[str]) -> None:
+    def remove_facts(self, keys: list[str]) -> None:
         for start in range(0, len(keys), self.batch_size):
             chunk = keys[start:start + self.batch_size]
             self.run(w.CLEAR_HASHES, keys=chunk)
@@ -222,25 +234,31 @@ class GraphWriter:
             self.run(w.DELETE_LOG_TOUCHES, page=page)
             keys = [e.key for e in f.log_entries]
             self.run(w.DELETE_STALE_LOG_ENTRIES, page=page, keys=keys)
-            self.batched(w.UPSERT_LOG_ENTRIES, [{"key": e.key, "props": {
-                "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
-                "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
-                "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
-                "signature": e.signature,
-                "bullets": [json.dumps({"label": b.label, "text": b.text, "line": b.line},
-                                       ensure_ascii=False) for b in e.bullets],
-            }} for e in f.log_entries])
-            touch_page, touch_dangling = [], []
-            for e in f.log_entries:
-                for t in e.touches:
-                    row = {"entry": e.key, "props": {"role": t.role.value, "line": t.line,
-                                                     "asserted_by": page}}
-                    if t.page:
-                        touch_page.append({**row, "target": t.page})
-                    else:
-                        touch_dangling.append({**row, "target": t.name})
-            self.batched(w.TOUCH_PAGE, touch_page)
-            self.batched(w.TOUCH_DANGLING, touch_dangling)
+            self.write_log_entries(page, f.log_entries, f.log_segments)
+
+    def write_log_entries(self, page: str, entries: Iterable[LogEntry],
+                          segments: Iterable[LogSegment]) -> None:
+        """Log entries (made, or every property replaced) and their touches (made)."""
+        prints = {s.entry: s.print for s in segments}
+        entries = list(entries)
+        self.batched(w.UPSERT_LOG_ENTRIES, [{"key": e.key, "props": _set({
+            "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
+            "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
+            "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
+            "signature": e.signature, "segment_print": prints.get(e.key),
+            "bullets": bullet_rows(e.bullets),
+        })} for e in entries])
+        touch_page, touch_dangling = [], []
+        for e in entries:
+            for t in e.touches:
+                row = {"entry": e.key, "props": {"role": t.role.value, "line": t.line,
+                                                 "asserted_by": page}}
+                if t.page:
+                    touch_page.append({**row, "target": t.page})
+                else:
+                    touch_dangling.append({**row, "target": t.name})
+        self.batched(w.TOUCH_PAGE, touch_page)
+        self.batched(w.TOUCH_DANGLING, touch_dangling)
 
     def _claims(self, facts: list[PageFacts]) -> None:
         self.batched(w.UPSERT_CLAIMS, claim_rows(facts))
@@ -263,7 +281,7 @@ class GraphWriter:
     def _page_count(self) -> int:
         return int(self.read(w.PAGE_COUNT)[0]["n"])
 
-    def _numeric_groups(self, keys: list[str]) -> set[Group]:
+    def numeric_groups(self, keys: list[str]) -> set[Group]:
         """Groups of the numeric claims these pages state now (before their removal)."""
         out: set[Group] = set()
         for start in range(0, len(keys), self.batch_size):

@@ -103,6 +103,62 @@ TOUCH_PAGE = (
 TOUCH_DANGLING = (
     "UNWIND $rows AS row MATCH (e:LogEntry {key: row.entry}) "
     "MERGE (d:Dangling {name: row.target}) CREATE (e)-[r:TOUCHES]->(d) SET r = row.props")
+# -- moving the log's facts (graph/log_update.py) ---------------------------------------------
+# `$shift[line]` is how far the fact on that line of the old log moves: null where the line's
+# segment changed or is gone (its facts are deleted and written again), 0 where it stays.
+OLD_LOG = (
+    "MATCH (p:Page {key: $page}) RETURN p.content_hash AS hash, "
+    "COLLECT { MATCH (e:LogEntry) WHERE e.page = $page "
+    "          RETURN [e.key, e.line, e.segment_print] } AS entries")
+
+
+def delete_unkept(rel_type: LiteralString) -> LiteralString:
+    assert rel_type in ASSERTED_TYPES
+    return ("MATCH ()-[r:" + rel_type + "]->() WHERE r.asserted_by = $page "
+            "AND $shift[r.line] IS NULL DELETE r")
+
+
+def shift_kept(rel_type: LiteralString) -> LiteralString:
+    assert rel_type in ASSERTED_TYPES
+    return ("MATCH ()-[r:" + rel_type + "]->() WHERE r.asserted_by = $page "
+            "WITH r, $shift[r.line] AS d WHERE d <> 0 SET r.line = r.line + d")
+
+
+DELETE_UNKEPT_TOUCHES = (
+    "MATCH (e:LogEntry)-[t:TOUCHES]->() WHERE e.page = $page AND $shift[t.line] IS NULL "
+    "DELETE t")
+SHIFT_TOUCHES = (
+    "MATCH (e:LogEntry)-[t:TOUCHES]->() WHERE e.page = $page "
+    "WITH t, $shift[t.line] AS d WHERE d <> 0 SET t.line = t.line + d")
+UNKEPT_GROUPS = (
+    "MATCH (c:Claim) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
+    "AND c.origin = 'numeric' AND c.subject IS NOT NULL AND c.metric IS NOT NULL "
+    "AND c.unit IS NOT NULL AND c.value IS NOT NULL "
+    "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
+DELETE_UNKEPT_NODES = (
+    "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
+    "DETACH DELETE c")
+# Renamed in two steps, through ids no fact has: a moved fact may take the id another one
+# still holds until it moves too.
+RENAME_CLAIMS = "UNWIND $rows AS row MATCH (c:Claim {id: row.old}) SET c.id = row.id, " \
+    "c.line = row.line"
+RENAME_CONTRADICTIONS = (
+    "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
+    "x.line = row.line, x.evidence = row.evidence")
+SHIFT_LOG_ENTRIES = (
+    "UNWIND $rows AS row MATCH (e:LogEntry {key: row.key}) "
+    "SET e.line = row.line, e.bullets = row.bullets")
+# Detected conflicts that involve moved claims: their claim ids and evidence name lines.
+DETECTED_INVOLVING = (
+    "UNWIND $ids AS id MATCH (:Claim {id: id})<-[:INVOLVES]-(x:Contradiction) "
+    "WHERE x.kind = 'detected' WITH DISTINCT x "
+    "RETURN x.id AS id, x.claims AS claims, x.evidence AS evidence, "
+    "COLLECT { MATCH (x)-[:INVOLVES]->(c:Claim) "
+    "          RETURN [c.id, c.page, c.line, c.value, c.text] } AS members")
+SET_DETECTED_LISTING = (
+    "UNWIND $rows AS row MATCH (x:Contradiction {id: row.id}) "
+    "SET x.claims = row.claims, x.evidence = row.evidence")
+
 FOLDS = (
     "UNWIND $rows AS row MATCH (f:Page {key: row.source}) MATCH (e:LogEntry {key: row.target}) "
     "CREATE (f)-[r:FOLDS]->(e) SET r = row.props")

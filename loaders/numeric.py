@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from loaders.fact_ids import claim_id
 from loaders.records import ClaimRecord, ContradictionRecord
 from loaders.text import fold_name
 from loaders.tokens import make_doc
@@ -183,7 +184,7 @@ def numeric_claims(page: str, line: int, text: str, subjects: Sequence[tuple[int
         quals = qualifiers(statement.text)
         for subject in _subjects_for(statement, subjects, fallback):
             claims.append(ClaimRecord(
-                id=f"num:{page}:{line}:{subject}:{statement.metric}:{statement.value:g}",
+                id=claim_id(page, line, subject, statement.metric, statement.value),
                 text=statement.original or statement.text, origin="numeric", page=page,
                 line=line, subject=subject,
                 metric=statement.metric, value=statement.value, unit=statement.unit,
@@ -284,15 +285,22 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
         seen.add(signature)
         values = sorted({c.value for c in members if c.value is not None})
         pages = sorted({c.page for c in members if c.page})
-        ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
+        claim_ids, evidence = conflict_listing(members)
         shown = " vs ".join(f"{v:g}{'x' if unit == 'times' else '%'}" for v in values)
         found.append(ContradictionRecord(
             id=conflict_id(group), kind="detected", status="open",
             origin="numeric", subject=subject, summary=f"{subject}: {metric} stated as {shown}",
-            page=None, line=None, claims=tuple(c.id for c in ordered), pages=tuple(pages),
-            evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)),
+            page=None, line=None, claims=claim_ids, pages=tuple(pages), evidence=evidence,
             known=conflict_known(members)))
     return found
+
+
+def conflict_listing(members: Iterable[ClaimRecord]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A conflict's claim ids and evidence lines (`page:line: text`, each once), in statement
+    order: page, line, value."""
+    ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
+    return (tuple(c.id for c in ordered),
+            tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)))
 
 
 def conflict_known(claims: Iterable[ClaimRecord]) -> dt.date | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from loaders import lineage
 from loaders.callouts import find_callouts
+from loaders.fact_ids import callout_id
 from loaders.frontmatter import Frontmatter
 from loaders.links import RawLink, body_lines, find_links, mask_code
 from loaders.mentions import MentionFinder
@@ -157,7 +158,7 @@ def callout_contradictions(page: Page, body: list[BodyLine]) -> list[Contradicti
         blocks = sorted({lk.block for n in lines for lk in by_line[n].links if lk.block})
         status = "resolved" if RESOLVED_WORDS.search(callout.title) else "open"
         out.append(ContradictionRecord(
-            id=f"callout:{page.key}:{callout.line}", kind="explicit", status=status,
+            id=callout_id(page.key, callout.line), kind="explicit", status=status,
             origin="callout", summary=callout.title or callout.text.split("\n")[0][:200],
             page=page.key, line=callout.line, subject=page.key,
             pages=tuple([page.key, *targets]),

@@ -173,6 +173,16 @@ class LogEntry(Record):
                                digest_size=16).hexdigest()
 
 
+class LogSegment(Record):
+    """The lines of one log entry, `start` (its heading) to `end`, and a print of them and of
+    every fact they yield, lines counted from `start` (see `loaders.log_segments`)."""
+
+    entry: str
+    start: int
+    end: int
+    print: str
+
+
 class LineageAssertion(Record):
     """One assertion of a lineage edge: child relates to parent, said by page at line."""
 
@@ -277,6 +287,7 @@ class PageFacts(Record):
     mentions: tuple[Mention, ...] = ()
     fold: FoldPage | None = None
     log_entries: tuple[LogEntry, ...] = ()
+    log_segments: tuple[LogSegment, ...] = ()
     is_log: bool = False
     venue: str | None = None
 

@@ -27,6 +27,7 @@ class VaultStream:
     problems: list[Problem]
     chunks: Generator[list[PageFacts], None, None]
     scan: VaultScan | None = None  # what this load saw, for the next (see `LoadOptions.scan`)
+    log: str | None = None  # key of the log page, when `chunks` yields it
 
     def close(self) -> None:
         """Stop parsing (a writer that failed midway): the workers are let go now, not when

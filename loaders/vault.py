@@ -20,6 +20,7 @@ from typing import Protocol
 
 from loaders import page_parser as pp
 from loaders.errors import VaultError
+from loaders.fact_ids import lint_id
 from loaders.files import (
     LOG_STEM,
     PreviousPage,
@@ -34,6 +35,7 @@ from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
 from loaders.log import parse_log
+from loaders.log_segments import log_segments
 from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
 from loaders.mention_filter import NameCandidates, NameScan, unlinked
 from loaders.mentions import MentionFinder
@@ -313,7 +315,7 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
             plan = _plan(root, replace(options, stamps=False))
     return VaultStream(root=str(root), todo=tuple(f.header.key for f in plan.todo),
                        unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
-                       problems=plan.problems, scan=plan.scan,
+                       problems=plan.problems, scan=plan.scan, log=plan.log,
                        chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
 
 
@@ -325,6 +327,7 @@ class _Plan:
     parse: Callable[[VaultFile], tuple[PageFacts, list[Problem]]]
     log_entries: tuple[LogEntry, ...]  # the log page's, which `parse` leaves out
     heavy_last: bool  # the last page is the log
+    log: str | None  # the log page's key, if it is to be parsed
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
@@ -404,6 +407,8 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
 
     return _Plan(todo=todo, parse=parse, log_entries=tuple(entries),
                  heavy_last=bool(todo) and todo[-1] is log_file,
+                 log=log_file.header.key if log_file is not None and any(
+                     f is log_file for f in todo) else None,
                  unchanged=kept, deleted=tuple(deleted),
                  stamps=_new_stamps(unchanged, options), problems=problems,
                  scan=VaultScan(str(root), files, scanned.walk_problems, names))
@@ -548,13 +553,17 @@ def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
     mentions, claims = pp.mentions_and_numbers(page, body, finder, index)
     if log_entries:
         claims = _log_claims(page, log_entries, body, claims)
-    return PageFacts(
+    facts = PageFacts(
         page=page, links=tuple(links), authorships=tuple(pp.authorships(page, front_links, index)),
         relations=tuple(pp.relations(page, front_links, index)),
         lineage=tuple(lineage_introduced(lineage, entries, index)),
         claims=tuple(claims), contradictions=tuple(contradiction_introduced(contradictions,
                                                                             entries)),
         mentions=tuple(mentions), fold=fold, log_entries=tuple(log_entries), venue=page.venue)
+    if log_entries:
+        facts = facts.model_copy(update={
+            "log_segments": log_segments(facts, log_entries, front.lines)})
+    return facts
 
 
 def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
@@ -598,7 +607,7 @@ def _lint_corrections(page: Page, entries: list[LogEntry]) -> list[Contradiction
             touched = tuple(dict.fromkeys(t.page for t in entry.touches
                                           if t.page and t.role.value == "updated"))
             out.append(ContradictionRecord(
-                id=f"lint:{entry.key}:{bullet.line}", kind="explicit", status="resolved",
+                id=lint_id(entry.key, bullet.line), kind="explicit", status="resolved",
                 origin="lint", summary=bullet.text[:300], page=page.key, line=bullet.line,
                 subject=touched[0] if touched else None, pages=touched,
                 evidence=(f"{page.key}:{bullet.line}: - {bullet.label}: {bullet.text}",),

@@ -1,0 +1,19 @@
+"""Ids of the facts that name the line they stand on. One place, so that the writer can tell
+a fact's id at its old line when it moves a log entry's facts (`graph.log_update`)."""
+
+from __future__ import annotations
+
+
+def claim_id(page: str, line: int, subject: str, metric: str, value: float) -> str:
+    """A numeric claim: one per statement, line and subject."""
+    return f"num:{page}:{line}:{subject}:{metric}:{value:g}"
+
+
+def callout_id(page: str, line: int) -> str:
+    """A `> [!contradiction]` callout, by its first line."""
+    return f"callout:{page}:{line}"
+
+
+def lint_id(entry: str, line: int) -> str:
+    """A correction bullet of a lint entry of the log."""
+    return f"lint:{entry}:{line}"

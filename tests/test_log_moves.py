@@ -1,0 +1,209 @@
+"""A changed log moves the facts of its unchanged entries instead of rewriting them
+(`graph.log_update`): after any edit of the log the graph equals a clean ingest's, and an entry
+added on top of a newest-first log writes that entry's facts only."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+from pathlib import Path
+from random import Random
+
+import neo4j
+import pytest
+
+from graph.ingest import ingest
+from loaders.log_segments import log_segments
+from loaders.records import Link, LogEntry, Page, PageFacts, PageKind
+from tests import db as test_db
+from tests.graph_dump import diff, dump
+from tests.vaults import SHARED_EXAMPLE, S
+
+LOG_FACTS = (
+    "CALL () { MATCH ()-[r]->() WHERE r.asserted_by = 'log' RETURN count(r) AS rels } "
+    "CALL () { MATCH (c:Claim|Contradiction) WHERE c.asserted_by = 'log' "
+    "          RETURN count(c) AS nodes } "
+    "RETURN rels + nodes AS n")
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    out = tmp_path / "vault"
+    shutil.copytree(SHARED_EXAMPLE, out)
+    return out
+
+
+def _log(vault: Path) -> Path:
+    return vault / "wiki" / "log.md"
+
+
+def _add_on_top(vault: Path, entry: str) -> None:
+    log = _log(vault)
+    head, first, rest = log.read_text(encoding="utf-8").partition("\n## [")
+    log.write_text(f"{head}\n{entry}{first}{rest}", encoding="utf-8")
+
+
+def _equals_clean(driver: neo4j.Driver, database: str, vault: Path) -> None:
+    incremental = dump(driver, database)
+    test_db.wipe(driver, database)
+    ingest(driver, database, vault)
+    assert diff(incremental, dump(driver, database)) == []
+
+
+def _count(driver: neo4j.Driver, database: str, query: str) -> int:
+    rows, _, _ = driver.execute_query(query, database_=database)
+    return int(rows[0]["n"])
+
+
+NEW_ENTRY = ("## [2026-06-23] ingest-paper | Megatron の再確認\n"
+             f"- Summary: [[{S['SC21']}]]\n"
+             "- Pages updated: [[PTD-P]], [[NVIDIA]]\n"
+             "- Key insight: PTD-P は 3072 GPU で 52% の利用率、スループット 502 PFLOP/s。\n\n")
+
+
+PROBE = (  # marks the log's facts as they are now: a fact moved keeps its mark
+    "CALL () { MATCH ()-[r]->() WHERE r.asserted_by = 'log' SET r.probe = true } "
+    "CALL () { MATCH (e:LogEntry)-[t:TOUCHES]->() SET t.probe = true } "
+    "CALL () { MATCH (c:Claim|Contradiction|LogEntry) WHERE c.asserted_by = 'log' "
+    "          SET c.probe = true }")
+PROBED = (
+    "CALL () { MATCH ()-[r {probe: true}]->() REMOVE r.probe RETURN count(r) AS rels } "
+    "CALL () { MATCH (c {probe: true}) REMOVE c.probe RETURN count(c) AS nodes } "
+    "RETURN rels + nodes AS n")
+
+
+def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    ingest(clean_db, neo4j_database, vault)
+    log_facts = _count(clean_db, neo4j_database, LOG_FACTS)
+    clean_db.execute_query(PROBE, database_=neo4j_database)
+    marked = _count(clean_db, neo4j_database,
+                    "CALL () { MATCH ()-[r {probe: true}]->() RETURN count(r) AS rels } "
+                    "CALL () { MATCH (n {probe: true}) RETURN count(n) AS nodes } "
+                    "RETURN rels + nodes AS n")
+    _add_on_top(vault, NEW_ENTRY)
+    report = ingest(clean_db, neo4j_database, vault)
+    assert report.changed
+    # The other 22 entries' facts stay where they are, renumbered; only the preamble's few
+    # (frontmatter and navigation links) are written again. Rewritten whole, none would stay.
+    kept = _count(clean_db, neo4j_database, PROBED)
+    assert log_facts > 200 and marked - 12 <= kept < marked
+    assert _count(clean_db, neo4j_database, LOG_FACTS) > log_facts
+    rows, _, _ = clean_db.execute_query(
+        "MATCH (e:LogEntry {key: 'log/2026-06-22/01'}) RETURN e.line AS line",
+        database_=neo4j_database)
+    assert rows[0]["line"] == 26 + 1 + NEW_ENTRY.count("\n")  # `_add_on_top` adds a line
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+def test_moved_claims_keep_their_conflicts(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """A figure in an old entry that disagrees with a page: its claim moves, and the detected
+    conflict lists its new id and line."""
+    log = _log(vault)
+    text = log.read_text(encoding="utf-8")
+    text = text.replace("- Key insight: KV キャッシュを OS",
+                        "- Benchmark: [[Megatron-LM]] のスループットは 9.9 倍。\n"
+                        "- Key insight: KV キャッシュを OS", 1)
+    log.write_text(text, encoding="utf-8")
+    page = vault / "wiki" / "entities" / "Megatron-LM.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nスループットは 1.5 倍。\n",
+                    encoding="utf-8")
+    ingest(clean_db, neo4j_database, vault)
+    involving = ("MATCH (x:Contradiction {kind: 'detected'})-[:INVOLVES]->(c:Claim) "
+                 "WHERE c.asserted_by = 'log' RETURN x.evidence AS evidence")
+    before, _, _ = clean_db.execute_query(involving, database_=neo4j_database)
+    assert before, "the log's figure should conflict with the page's"
+    _add_on_top(vault, NEW_ENTRY)
+    ingest(clean_db, neo4j_database, vault)
+    after, _, _ = clean_db.execute_query(involving, database_=neo4j_database)
+    assert [r["evidence"] for r in after] != [r["evidence"] for r in before]
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+def _entries(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the log's heading entries."""
+    starts = [m.start() for m in re.finditer(r"^## \[", text, re.M)]
+    return [(s, starts[i + 1] if i + 1 < len(starts) else len(text))
+            for i, s in enumerate(starts)]
+
+
+def _random_edit(text: str, rng: Random, n: int) -> str:
+    spans = _entries(text)
+    start, end = spans[rng.randrange(len(spans))]
+    choice = rng.randrange(7)
+    if choice == 0:  # a new entry on top
+        return text[:spans[0][0]] + NEW_ENTRY.replace("2026-06-23", f"2026-07-{n % 28 + 1:02d}") \
+            + text[spans[0][0]:]
+    if choice == 1:  # an entry removed
+        return text[:start] + text[end:]
+    if choice == 2:  # a bullet added to an entry, with a figure and a link
+        return text[:end] + f"- Note {n}: [[{S['Ray']}]] は 3.{n} 倍速い。\n" + text[end:]
+    if choice == 3:  # a word changed inside an entry
+        return text[:start] + text[start:end].replace("の", "の 、", 1) + text[end:]
+    if choice == 4:  # lines added to the preamble
+        return text.replace("Append-only.", "Append-only.\n\nNew entries on top.\n", 1)
+    if choice == 5:  # two entries swap places
+        if len(spans) < 2:
+            return text
+        (a0, a1), (b0, b1) = spans[0], spans[1]
+        return text[:a0] + text[b0:b1] + text[a0:a1] + text[b1:]
+    # an entry's title changed (its key stays, its words do not)
+    return text[:start] + re.sub(r"\| (.*)", rf"| \1 ({n})", text[start:end], count=1) \
+        + text[end:]
+
+
+def test_random_log_edits_give_the_clean_graph(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    rng = Random(20261206)
+    ingest(clean_db, neo4j_database, vault)
+    log = _log(vault)
+    for n in range(8):
+        log.write_text(_random_edit(log.read_text(encoding="utf-8"), rng, n), encoding="utf-8")
+        ingest(clean_db, neo4j_database, vault)
+        incremental = dump(clean_db, neo4j_database)
+        test_db.wipe(clean_db, neo4j_database)
+        ingest(clean_db, neo4j_database, vault)
+        assert diff(incremental, dump(clean_db, neo4j_database)) == [], f"edit {n}"
+
+
+def test_a_graph_without_prints_rewrites_the_log(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """Entries written before prints existed: the log is rewritten whole once, and prints are
+    written for the next edit."""
+    ingest(clean_db, neo4j_database, vault)
+    clean_db.execute_query("MATCH (e:LogEntry) REMOVE e.segment_print", database_=neo4j_database)
+    clean_db.execute_query(PROBE, database_=neo4j_database)
+    _add_on_top(vault, NEW_ENTRY)
+    ingest(clean_db, neo4j_database, vault)
+    assert _count(clean_db, neo4j_database, PROBED) == 0  # every fact written again
+    assert _count(clean_db, neo4j_database, "MATCH (e:LogEntry) WHERE e.segment_print IS NOT "
+                  "NULL RETURN count(e) AS n") == 23
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+def _facts(links: list[Link], entries: list[LogEntry]) -> PageFacts:
+    page = Page(key="log", path="log.md", kind=PageKind.META, title="Log", content_hash="h")
+    return PageFacts(page=page, links=tuple(links), log_entries=tuple(entries), is_log=True)
+
+
+def test_a_segment_print_ignores_where_the_entry_stands() -> None:
+    def entry(line: int) -> LogEntry:
+        return LogEntry(key="log/2026-06-17/01", date=dt.date(2026, 6, 17), op="lint",
+                        title="t", line=line, seq=1, day_seq=1)
+
+    def link(line: int, target: str = "A") -> Link:
+        return Link(source="log", raw=target, target=target, target_name=target, line=line)
+
+    body = ["## [2026-06-17] lint | t", "- Pages updated: [[A]]"]
+    at_3 = log_segments(_facts([link(4)], [entry(3)]), [entry(3)], ["x", "y", *body])
+    at_9 = log_segments(_facts([link(10)], [entry(9)]), [entry(9)], [*(["x"] * 8), *body])
+    assert (at_3[0].start, at_3[0].end, at_9[0].start, at_9[0].end) == (3, 4, 9, 10)
+    assert at_3[0].print == at_9[0].print
+    elsewhere = log_segments(_facts([link(10, "B")], [entry(9)]), [entry(9)],
+                             [*(["x"] * 8), *body])
+    assert elsewhere[0].print != at_9[0].print
+    worded = log_segments(_facts([link(10)], [entry(9)]), [entry(9)],
+                          [*(["x"] * 8), body[0], body[1] + " "])
+    assert worded[0].print != at_9[0].print
