@@ -39,7 +39,7 @@ def warm_tags() -> list[str]:
 MAX_PAGE_ENV = "VAULTKG_BENCH_MAX_PAGE_MIB"
 WRITE_LABEL = "write (db, with parse waits)"
 WAIT_LABEL = "parse (writer waited)"
-WRITER_STEPS = ("_remove_facts", "_pages", "_links", "_relations", "_log", "_claims",
+WRITER_STEPS = ("remove_facts", "_pages", "_links", "_relations", "_log", "_claims",
                 "_derive_detected", "_derive_all", "_existing")
 PARSE_STEPS = (("loaders.scan", "read_file", "header pass"),
                ("loaders.vault", "MentionFinder", "mention index"),
@@ -100,6 +100,9 @@ def _instrument(store: dict[str, float], writer: bool) -> None:
         label = {"write": WRITE_LABEL, "previous_pages": "previous hashes"}.get(
             name, "write:" + name.lstrip("_"))
         setattr(GraphWriter, name, _timed(store, label, getattr(GraphWriter, name)))
+    from graph.log_update import LogUpdate
+
+    LogUpdate.apply = _timed(store, "write:log moves", LogUpdate.apply)  # type: ignore[method-assign]
 
 
 def _parse(vault: Path, store: dict[str, float]) -> dict[str, Any]:

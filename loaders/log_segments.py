@@ -15,7 +15,8 @@ import hashlib
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, get_args, get_origin
 
 from loaders.records import LogEntry, LogSegment, PageFacts, Record
 
@@ -24,20 +25,41 @@ from loaders.records import LogEntry, LogSegment, PageFacts, Record
 DERIVED = frozenset({"id", "evidence"})
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """Which fields of a record type a print reads, where its line is, which hold records."""
+
+    names: tuple[str, ...]
+    line: int | None
+    nested: tuple[int, ...]
+
+
+_SHAPES: dict[type[Record], _Shape] = {}
+
+
+def _shape(cls: type[Record]) -> _Shape:
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        names = tuple(n for n in cls.model_fields if n not in DERIVED)
+        nested = tuple(i for i, n in enumerate(names)
+                       if get_origin(ann := cls.model_fields[n].annotation) is tuple
+                       and isinstance(arg := get_args(ann)[0], type) and issubclass(arg, Record))
+        shape = _SHAPES[cls] = _Shape(names, names.index("line") if "line" in names else None,
+                                      nested)
+    return shape
+
+
 def _relative(record: Record, start: int) -> tuple[Any, ...]:
-    """The record with every line (its own and its parts') counted from `start`, less the
-    derived fields."""
-    out: list[Any] = [type(record).__name__]
-    for name in type(record).model_fields:  # fields only: not a cached property
-        if name in DERIVED:
-            continue
-        value = getattr(record, name)
-        if name == "line":
-            value = None if value is None else value - start
-        elif isinstance(value, tuple) and value and isinstance(value[0], Record):
-            value = tuple(_relative(part, start) for part in value)
-        out.append(value)
-    return tuple(out)
+    """The record's fields with every line (its own and its parts') counted from `start`, less
+    the derived ones."""
+    shape = _shape(type(record))
+    fields = record.__dict__
+    values = [fields[n] for n in shape.names]
+    if shape.line is not None and values[shape.line] is not None:
+        values[shape.line] -= start
+    for i in shape.nested:
+        values[i] = tuple(_relative(part, start) for part in values[i])
+    return (type(record).__name__, *values)
 
 
 def line_facts(facts: PageFacts) -> Iterable[Record]:
