@@ -58,6 +58,7 @@ def _print_report(report: IngestReport, verbose: bool) -> None:
         ("relationships", report.relationships), ("pages parsed", report.parsed),
         ("pages unchanged", report.unchanged), ("pages deleted", report.deleted),
         ("graph changed", "yes" if report.changed else "no (already up to date)"),
+        *((("log lines moved", report.log_lines_moved),) if report.log_lines_moved else ()),
         ("elapsed", f"{report.elapsed_s:.2f} s"),
     ):
         table.add_row(label, str(value))

@@ -160,5 +160,7 @@ def summary(batch: WatchBatch) -> str:
     else:
         graph = (f"nodes +{r.nodes_created} -{r.nodes_deleted}, "
                  f"relationships +{r.relationships_created} -{r.relationships_deleted}")
+        if r.log_lines_moved:
+            graph += f", {r.log_lines_moved} log lines moved"
     return (f"{time.strftime('%H:%M:%S')} {files}: {r.parsed} pages parsed, {r.deleted} deleted; "
             f"{graph} ({r.elapsed_s:.2f} s)")

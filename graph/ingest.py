@@ -115,6 +115,7 @@ class IngestReport(BaseModel):
     nodes_deleted: int
     relationships_created: int
     relationships_deleted: int
+    log_lines_moved: int = 0  # lines of log.md whose facts moved (see graph.log_update)
     changed: bool
     elapsed_s: float
     problems: list[str]
@@ -162,7 +163,8 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
         unchanged=len(stream.unchanged), deleted=len(stream.deleted),
         nodes_created=stats.nodes_created, nodes_deleted=stats.nodes_deleted,
         relationships_created=stats.relationships_created,
-        relationships_deleted=stats.relationships_deleted, changed=stats.changed,
+        relationships_deleted=stats.relationships_deleted, log_lines_moved=stats.moved,
+        changed=stats.changed,
         elapsed_s=round(time.perf_counter() - started, 3),
         problems=[str(p) for p in problems if not p.skipped],
         skipped=[str(p) for p in problems if p.skipped])

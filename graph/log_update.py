@@ -2,29 +2,27 @@
 
 An LLM-maintained vault records every edit in `log.md`, newest first, so nearly every ingest
 changes the log and moves every line of it. Rewritten whole, the log's facts cost more than the
-rest of an edit (682k elements at 100k pages). Each `LogEntry` node keeps the print of its
-segment (`loaders.log_segments`); when the log changes, an entry whose print is unchanged keeps
-its facts, and only their lines (and the ids and evidence that spell a line out) move. The
-facts of changed, new and removed entries and of the preamble are deleted and written again,
-as any changed page's are.
-
-The result is the graph a clean ingest gives; when anything does not fit (no prints yet, a
-log whose last write did not finish, a fact whose id does not name its line as expected) the
-log is rewritten whole, as before.
+rest of an edit (682k elements at 100k pages). The loader does not parse the entries whose
+segment is unchanged (`loaders.log_segments`) and says where each one started before; here
+their facts keep their nodes and relationships, and only their lines (and the ids and evidence
+that spell a line out) move. The facts of changed, new and removed entries and of the
+preamble are deleted and written again, as any changed page's are. The result is the graph a
+clean ingest gives.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, LiteralString
 
 from graph import writes as w
+from graph.errors import GraphError
 from graph.schema import ASSERTED_TYPES
 from loaders.fact_ids import callout_id, claim_id, lint_id
-from loaders.log_segments import SegmentIndex, line_facts
+from loaders.log_segments import SegmentIndex
 from loaders.numeric import Group, conflict_listing
-from loaders.records import ClaimRecord, ContradictionRecord, LogSegment, PageFacts
+from loaders.records import ClaimRecord, LogBullet, LogSegment, PageFacts
 
 if TYPE_CHECKING:
     from graph.writer import GraphWriter
@@ -34,170 +32,127 @@ MOVING = "\x00moving:"
 
 
 @dataclass
-class _Moves:
-    """What moving a log's facts takes, worked out before anything is written."""
-
-    shift: list[int | None]  # by old line: how far its facts move; None: deleted
-    kept: SegmentIndex  # the unchanged entries' segments, as they are now
-    claims: list[dict[str, Any]]
-    contradictions: list[dict[str, Any]]
-    entries: list[dict[str, Any]]
-
-
-@dataclass
 class LogUpdate:
-    """The log page the graph holds, and what moving its facts changed."""
+    """The log page whose unchanged entries' facts move, and what moving them changed."""
 
     page: str
-    old: dict[str, tuple[int, str]]  # entry key -> (line, segment print), as the graph has them
     groups: set[Group] = field(default_factory=set)  # of the numeric claims deleted
-    moved: int = 0  # facts moved (their lines changed)
-
-    @classmethod
-    def prepare(cls, writer: GraphWriter, page: str) -> LogUpdate | None:
-        """The log's state in the graph, if its last write finished and printed every entry."""
-        rows = writer.read(w.OLD_LOG, page=page)
-        if not rows or not rows[0]["hash"] or not rows[0]["entries"]:
-            return None
-        old = {key: (line, seg) for key, line, seg in rows[0]["entries"]}
-        if any(line is None or seg is None for line, seg in old.values()):
-            return None
-        return cls(page, old)
+    moved: int = 0  # lines of the log whose facts moved
 
     def apply(self, writer: GraphWriter, facts: PageFacts) -> PageFacts:
-        """Move what stays of the log's facts, delete what does not; the facts left to write
-        (those of changed and new entries, and of the preamble), for the writer's usual path.
-        Falls back to removing every fact of the log (the caller then writes them all)."""
-        moves = self._moves(facts)
-        if moves is None:
+        """Move what stays of the log's facts and delete the rest; `facts` (those of the
+        changed and new entries and of the preamble) are left to the writer's usual path."""
+        kept = [s for s in facts.log_segments if s.old_start is not None]
+        if not facts.is_log or not kept:  # the whole log was parsed: rewrite it whole
             self.groups |= writer.numeric_groups([self.page])
             writer.remove_facts([self.page])
             return facts
-        page, shift = self.page, moves.shift
+        page, shift = self.page, _shift(kept)
         self.groups |= {(r["subject"], r["metric"], r["unit"])
                         for r in writer.read(w.UNKEPT_GROUPS, page=page, shift=shift)}
         for rel_type in ASSERTED_TYPES:
             writer.run(w.delete_unkept(rel_type), page=page, shift=shift)
         writer.run(w.DELETE_UNKEPT_TOUCHES, page=page, shift=shift)
         writer.run(w.DELETE_UNKEPT_NODES, page=page, shift=shift)
-        new_keys = [e.key for e in facts.log_entries]
-        writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page, keys=new_keys)
+        writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page,
+                   keys=[e.key for e in facts.log_entries])
         for rel_type in ASSERTED_TYPES:
             writer.run(w.shift_kept(rel_type), page=page, shift=shift)
         writer.run(w.SHIFT_TOUCHES, page=page, shift=shift)
-        _rename(writer, w.RENAME_CLAIMS, moves.claims)
-        _rename(writer, w.RENAME_CONTRADICTIONS, moves.contradictions)
-        writer.batched(w.SHIFT_LOG_ENTRIES, moves.entries)
-        self._relist_detected(writer, [row["id"] for row in moves.claims])
-        self.moved = sum(1 for s in shift if s)  # lines moved, facts on them or not
-        fresh = [e for e in facts.log_entries if moves.kept.of(e.line) is None]
-        writer.write_log_entries(page, fresh, facts.log_segments)
+        claims = [_claim_move(page, r) for r in writer.read(w.MOVED_CLAIMS, page=page,
+                                                           shift=shift)]
+        _rename(writer, w.RENAME_CLAIMS, claims)
+        _rename(writer, w.RENAME_CONTRADICTIONS, [
+            _contradiction_move(page, r)
+            for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, shift=shift)])
+        index = SegmentIndex(kept)
+        writer.batched(w.SHIFT_LOG_ENTRIES, [
+            {"key": e.key, "line": e.line, "bullets": bullet_rows(e.bullets)}
+            for e in facts.log_entries
+            if (seg := index.of(e.line)) is not None and seg.start != seg.old_start])
+        _relist_detected(writer, [row["id"] for row in claims])
+        writer.write_log_entries(page, [e for e in facts.log_entries if index.of(e.line) is None],
+                                 facts.log_segments)
+        self.moved = sum(1 for d in shift if d)
+        return facts.model_copy(update={"log_entries": (), "is_log": False})
 
-        def left(records: tuple[Any, ...]) -> tuple[Any, ...]:
-            return tuple(r for r in records if moves.kept.of(r.line) is None)
-
-        return facts.model_copy(update={
-            "links": left(facts.links), "lineage": left(facts.lineage),
-            "mentions": left(facts.mentions), "claims": left(facts.claims),
-            "contradictions": left(facts.contradictions),
-            "authorships": left(facts.authorships), "relations": left(facts.relations),
-            "log_entries": (), "is_log": False})
-
-    def _moves(self, facts: PageFacts) -> _Moves | None:
-        if not facts.is_log or not facts.log_segments:
-            return None
-        now = {s.entry: s for s in facts.log_segments}
-        kept: list[tuple[int, LogSegment]] = sorted(
-            (self.old[key][0], seg) for key, seg in now.items()
-            if key in self.old and self.old[key][1] == seg.print)
-        if not kept:
-            return None
-        shift: list[int | None] = [None] * (max(old + s.end - s.start for old, s in kept) + 1)
-        for old, seg in kept:
-            if any(x is not None for x in shift[old:old + seg.end - seg.start + 1]):
-                return None  # overlapping segments: not a log this knows how to move
-            shift[old:old + seg.end - seg.start + 1] = [seg.start - old] * (
-                seg.end - seg.start + 1)
-        index = SegmentIndex([seg for _, seg in kept])
-        claims: list[dict[str, Any]] = []
-        contradictions: list[dict[str, Any]] = []
-        for fact in line_facts(facts):
-            segment = index.of(getattr(fact, "line", None))
-            if segment is None:
-                continue
-            delta = seg_delta(segment, self.old)
-            if isinstance(fact, ClaimRecord):
-                row = _claim_move(self.page, fact, delta)
-                if row is None:
-                    return None
-                if delta:
-                    claims.append(row)
-            elif isinstance(fact, ContradictionRecord):
-                row = _contradiction_move(self.page, fact, delta)
-                if row is None:
-                    return None
-                if delta:
-                    contradictions.append(row)
-        entries = [{"key": e.key, "line": e.line, "bullets": bullet_rows(e.bullets)}
-                   for e in facts.log_entries
-                   if (segment := index.of(e.line)) is not None and seg_delta(segment, self.old)]
-        return _Moves(shift, index, claims, contradictions, entries)
-
-    def _relist_detected(self, writer: GraphWriter, moved: list[str]) -> None:
-        """Detected conflicts list their claims' ids and `page:line` evidence in statement
-        order: spelled again for those that involve a moved claim."""
-        rows = []
-        for start in range(0, len(moved), writer.batch_size):
-            for r in writer.read(w.DETECTED_INVOLVING, ids=moved[start:start + writer.batch_size]):
-                members = [ClaimRecord(id=cid, page=page, line=line, value=value, text=text,
-                                       origin="numeric")
-                           for cid, page, line, value, text in r["members"]]
-                claims, evidence = conflict_listing(members)
-                if list(claims) != r["claims"] or list(evidence) != r["evidence"]:
-                    rows.append({"id": r["id"], "claims": list(claims),
-                                 "evidence": list(evidence)})
-        writer.batched(w.SET_DETECTED_LISTING, rows)
+    def recount(self, writer: GraphWriter) -> None:
+        """The log page's link counts, from its links in the graph (the load lacks the moved
+        ones)."""
+        row = writer.read(w.LINK_COUNTS, page=self.page)[0]
+        writer.run(w.SET_LINK_COUNTS, page=self.page, links=row["links"],
+                   count=len(row["dangling"]), dangling=sorted(set(row["dangling"])))
 
 
-def seg_delta(segment: LogSegment, old: dict[str, tuple[int, str]]) -> int:
-    """How far an unchanged entry's lines moved."""
-    return segment.start - old[segment.entry][0]
+def _shift(kept: list[LogSegment]) -> list[int | None]:
+    """By line of the old log: how far the facts on it move (None: they are deleted)."""
+    ends = [(s.old_start or 0) + s.end - s.start for s in kept]
+    shift: list[int | None] = [None] * (max(ends) + 1)
+    for seg, end in zip(kept, ends, strict=True):
+        old = seg.old_start or 0
+        shift[old:end + 1] = [seg.start - old] * (end + 1 - old)
+    return shift
 
 
-def bullet_rows(bullets: Any) -> list[str]:
+def bullet_rows(bullets: tuple[LogBullet, ...]) -> list[str]:
     """A log entry's bullets as the graph stores them (one JSON string each)."""
     return [json.dumps({"label": b.label, "text": b.text, "line": b.line}, ensure_ascii=False)
             for b in bullets]
 
 
-def _claim_move(page: str, c: ClaimRecord, delta: int) -> dict[str, Any] | None:
-    """The rename of a moved numeric claim; None if its id is not the one its line gives."""
-    if c.origin != "numeric" or c.line is None or c.subject is None or c.metric is None \
-            or c.value is None or c.page != page \
-            or c.id != claim_id(page, c.line, c.subject, c.metric, c.value):
-        return None
-    return {"old": claim_id(page, c.line - delta, c.subject, c.metric, c.value), "id": c.id,
-            "line": c.line}
+def _unexpected(row: dict[str, Any]) -> GraphError:
+    return GraphError(f"the graph's fact {row['id']!r} of the log does not name its line as "
+                      "vaultkg writes it; run `vaultkg ingest --force` once")
 
 
-def _contradiction_move(page: str, c: ContradictionRecord,
-                        delta: int) -> dict[str, Any] | None:
-    """The rename of a moved lint correction or callout; None for any other kind (or an id
-    not the one its line gives)."""
-    if c.line is None:
-        return None
-    if c.origin == "lint" and c.introduced_by and c.id == lint_id(c.introduced_by, c.line):
-        old = lint_id(c.introduced_by, c.line - delta)
-    elif c.origin == "callout" and c.id == callout_id(page, c.line):
-        old = callout_id(page, c.line - delta)
+def _claim_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The rename of a moved numeric claim of the log."""
+    line, delta = row["line"], row["d"]
+    if row["origin"] != "numeric" or None in (row["subject"], row["metric"], row["value"]) \
+            or row["id"] != claim_id(page, line, row["subject"], row["metric"], row["value"]):
+        raise _unexpected(row)
+    return {"old": row["id"], "line": line + delta,
+            "id": claim_id(page, line + delta, row["subject"], row["metric"], row["value"])}
+
+
+def _contradiction_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The rename of a moved lint correction or callout: id, line and `page:line:` evidence."""
+    line, delta, entry = row["line"], row["d"], row["introduced_by"]
+    if row["origin"] == "lint" and entry and row["id"] == lint_id(entry, line):
+        new_id = lint_id(entry, line + delta)
+    elif row["origin"] == "callout" and row["id"] == callout_id(page, line):
+        new_id = callout_id(page, line + delta)
     else:
-        return None
-    return {"old": old, "id": c.id, "line": c.line, "evidence": list(c.evidence)}
+        raise _unexpected(row)
+    evidence = []
+    for text in row["evidence"] or []:
+        at, sep, rest = text.removeprefix(f"{page}:").partition(": ")
+        if not sep or not at.isdigit() or not text.startswith(f"{page}:"):
+            raise _unexpected(row)
+        evidence.append(f"{page}:{int(at) + delta}: {rest}")
+    return {"old": row["id"], "id": new_id, "line": line + delta, "evidence": evidence}
 
 
-def _rename(writer: GraphWriter, query: Any, rows: list[dict[str, Any]]) -> None:
-    """Rename in two steps, through `MOVING` ids (see `RENAME_CLAIMS`)."""
-    if not rows:
+def _rename(writer: GraphWriter, query: LiteralString, rows: list[dict[str, Any]]) -> None:
+    """Rename in one step where no new id is an old one of these rows; else in two, through
+    `MOVING` ids (see `RENAME_CLAIMS`)."""
+    if not {row["id"] for row in rows} & {row["old"] for row in rows}:
+        writer.batched(query, rows)
         return
     writer.batched(query, [{**row, "id": MOVING + row["id"]} for row in rows])
     writer.batched(query, [{**row, "old": MOVING + row["id"]} for row in rows])
+
+
+def _relist_detected(writer: GraphWriter, moved: list[str]) -> None:
+    """Detected conflicts list their claims' ids and `page:line` evidence in statement order:
+    spelled again for those that involve a moved claim."""
+    rows = []
+    for start in range(0, len(moved), writer.batch_size):
+        for r in writer.read(w.DETECTED_INVOLVING, ids=moved[start:start + writer.batch_size]):
+            members = [ClaimRecord(id=cid, page=page, line=line, value=value, text=text,
+                                   origin="numeric")
+                       for cid, page, line, value, text in r["members"]]
+            claims, evidence = conflict_listing(members)
+            if list(claims) != r["claims"] or list(evidence) != r["evidence"]:
+                rows.append({"id": r["id"], "claims": list(claims), "evidence": list(evidence)})
+    writer.batched(w.SET_DETECTED_LISTING, rows)

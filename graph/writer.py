@@ -20,8 +20,10 @@ import neo4j
 from graph import writes as w
 from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
+from graph.errors import GraphError
 from graph.log_update import LogUpdate, bullet_rows
 from graph.schema import ASSERTED_TYPES
+from loaders.log_segments import LogState
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
 from loaders.provenance import PASSING
 from loaders.records import ClaimRecord, ContradictionRecord, LogEntry, LogSegment, PageFacts
@@ -100,6 +102,13 @@ class GraphWriter:
                                                       database_=self.database, routing_="r")
         return dict(records[0]["rows"])
 
+    def log_state(self, page: str) -> LogState | None:
+        rows = self.read(w.LOG_STATE, page=page)
+        if not rows:
+            return None
+        return LogState(rows[0]["context"], {key: (line, seg) for key, line, seg
+                                             in rows[0]["entries"]})
+
     def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
         pages: set[str] = set()
         blocks: set[str] = set()
@@ -119,18 +128,19 @@ class GraphWriter:
         groups: set[Group] = set()
         # Only pages the graph already has can have facts to remove (none on a first ingest).
         existing = self._existing(changed + gone) if changed or gone else []
+        # The log's unchanged entries were not parsed: their facts are moved, not rewritten.
+        log = LogUpdate(load.log) if load.log_moves and load.log else None
+        if log is not None and log.page not in existing:
+            raise GraphError(f"the log page {log.page!r} is not in the graph to move from")
         # When this write rewrites every page the graph has, no numeric claim survives from
         # before it: conflicts can be derived from the load, without reading claims back.
-        whole = len(existing) == self._page_count()
-        # A changed log keeps the facts of its unchanged entries (moved, not rewritten).
-        log = LogUpdate.prepare(self, load.log) \
-            if load.log in existing and not whole else None
+        whole = len(existing) == self._page_count() and log is None
         if log is not None:
-            self.run(w.CLEAR_HASHES, keys=[log.page])
-            existing = [k for k in existing if k != log.page]
-        if existing:
-            groups = set() if whole else self.numeric_groups(existing)
-            self.remove_facts(existing)
+            self.run(w.CLEAR_HASHES, keys=[log.page])  # its facts are removed as it arrives
+        removed = [k for k in existing if log is None or k != log.page]
+        if removed:
+            groups = set() if whole else self.numeric_groups(removed)
+            self.remove_facts(removed)
             for start in range(0, len(gone), self.batch_size):
                 self.run(w.DELETE_PAGES, keys=gone[start:start + self.batch_size])
         # Every page to write exists before the first chunk: a link, mention, claim or log
@@ -143,6 +153,8 @@ class GraphWriter:
             if log is not None:
                 facts = [log.apply(self, f) if f.page.key == log.page else f for f in facts]
             self._links(facts)
+            if log is not None and any(f.page.key == log.page for f in facts):
+                log.recount(self)
             self._relations(facts)
             self._log(facts)
             self._claims(facts)
@@ -437,7 +449,7 @@ def page_props(f: PageFacts) -> dict[str, Any]:
         "entity_type": p.entity_type, "year": p.year, "venue": p.venue, "url": p.url,
         "status": p.status, "created": p.created, "updated": p.updated,
         "date_published": p.date_published, "body": p.body, "mtime_ns": p.mtime_ns,
-        "size": p.size, "link_count": len(f.links),
+        "size": p.size, "link_count": len(f.links), "log_context": f.log_context,
         "dangling_count": sum(1 for lk in f.links if not lk.target and not lk.attachment),
         "dangling": sorted({lk.target_name for lk in f.links
                             if not lk.target and not lk.attachment}),

@@ -106,8 +106,8 @@ TOUCH_DANGLING = (
 # -- moving the log's facts (graph/log_update.py) ---------------------------------------------
 # `$shift[line]` is how far the fact on that line of the old log moves: null where the line's
 # segment changed or is gone (its facts are deleted and written again), 0 where it stays.
-OLD_LOG = (
-    "MATCH (p:Page {key: $page}) RETURN p.content_hash AS hash, "
+LOG_STATE = (
+    "MATCH (p:Page {key: $page}) RETURN p.log_context AS context, "
     "COLLECT { MATCH (e:LogEntry) WHERE e.page = $page "
     "          RETURN [e.key, e.line, e.segment_print] } AS entries")
 
@@ -138,6 +138,25 @@ UNKEPT_GROUPS = (
 DELETE_UNKEPT_NODES = (
     "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
     "DETACH DELETE c")
+# The moved facts whose ids (and evidence) spell out their line.
+MOVED_CLAIMS = (
+    "MATCH (c:Claim) WHERE c.asserted_by = $page WITH c, $shift[c.line] AS d WHERE d <> 0 "
+    "RETURN c.id AS id, c.origin AS origin, c.line AS line, d, c.subject AS subject, "
+    "c.metric AS metric, c.value AS value")
+MOVED_CONTRADICTIONS = (
+    "MATCH (x:Contradiction) WHERE x.asserted_by = $page WITH x, $shift[x.line] AS d "
+    "WHERE d <> 0 RETURN x.id AS id, x.origin AS origin, x.line AS line, d, "
+    "x.evidence AS evidence, x.introduced_by AS introduced_by")
+# A page's link counts, as `page_props` counts them, from what the graph holds (the log's
+# moved links are not in the load).
+LINK_COUNTS = (
+    "MATCH (p:Page {key: $page}) RETURN "
+    "COUNT { MATCH (p)-[r:LINKS_TO]->() WHERE r.asserted_by = $page } AS links, "
+    "COLLECT { MATCH (p)-[r:LINKS_TO]->(d:Dangling) WHERE r.asserted_by = $page "
+    "          RETURN d.name } AS dangling")
+SET_LINK_COUNTS = (
+    "MATCH (p:Page {key: $page}) SET p.link_count = $links, p.dangling_count = $count, "
+    "p.dangling = $dangling")
 # Renamed in two steps, through ids no fact has: a moved fact may take the id another one
 # still holds until it moves too.
 RENAME_CLAIMS = "UNWIND $rows AS row MATCH (c:Claim {id: row.old}) SET c.id = row.id, " \

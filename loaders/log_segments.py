@@ -1,28 +1,32 @@
-"""The log page cut into its entries' segments, each with a print of what it asserts.
+"""The log page cut into its entries' segments, each with a print, so that a changed log is
+parsed and written only where it changed.
 
 `log.md` is one page, so any edit to it changes the page; and an entry added at the top (as
 LLM-maintained vaults do, newest first) moves every line below it. A segment is an entry's
-lines, from its heading to the line before the next entry. Its print hashes those lines and
-every fact they yield, with lines counted from the segment's start: an edit that leaves a
-segment's print unchanged leaves its facts unchanged but for their line numbers, so the writer
-can move them instead of deleting and writing them again (`graph.log_update`). The lines
-before the first entry (the preamble) have no segment: their few facts are always rewritten.
+lines, from its heading to the line before the next entry. What a segment's lines yield depends
+on its text, its entry, the section it opens in, the name index, and a few things of the whole
+log (`context_print`): its print hashes the first three, with lines counted from the segment's
+start. A segment whose print, context and names are unchanged yields what it yielded before,
+only moved: it is not parsed again, and the writer moves its facts (`graph.log_update`). The
+lines before the first entry (the preamble) have no segment: they are always parsed.
 """
 
 from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, get_args, get_origin
 
-from loaders.records import LogEntry, LogSegment, PageFacts, Record
-
-# Fields derived from a fact's other fields, its line and the segment's text (ids and evidence
-# spell out absolute lines); the writer computes them again for the moved lines.
-DERIVED = frozenset({"id", "evidence"})
+from loaders.files import RECORDS_VERSION
+from loaders.links import body_lines, mask_code
+from loaders.mention_filter import NameScan
+from loaders.page_parser import HEADING
+from loaders.provenance import EntryIndex
+from loaders.records import LogEntry, LogSegment, Page, Record
+from loaders.text import fold_name
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ _SHAPES: dict[type[Record], _Shape] = {}
 def _shape(cls: type[Record]) -> _Shape:
     shape = _SHAPES.get(cls)
     if shape is None:
-        names = tuple(n for n in cls.model_fields if n not in DERIVED)
+        names = tuple(cls.model_fields)
         nested = tuple(i for i, n in enumerate(names)
                        if get_origin(ann := cls.model_fields[n].annotation) is tuple
                        and isinstance(arg := get_args(ann)[0], type) and issubclass(arg, Record))
@@ -50,8 +54,7 @@ def _shape(cls: type[Record]) -> _Shape:
 
 
 def _relative(record: Record, start: int) -> tuple[Any, ...]:
-    """The record's fields with every line (its own and its parts') counted from `start`, less
-    the derived ones."""
+    """The record's fields with every line (its own and its parts') counted from `start`."""
     shape = _shape(type(record))
     fields = record.__dict__
     values = [fields[n] for n in shape.names]
@@ -62,26 +65,15 @@ def _relative(record: Record, start: int) -> tuple[Any, ...]:
     return (type(record).__name__, *values)
 
 
-def line_facts(facts: PageFacts) -> Iterable[Record]:
-    """Every fact of a page that stands on a line of it (all the log's facts but its entries)."""
-    yield from facts.links
-    yield from facts.lineage
-    yield from facts.mentions
-    yield from facts.claims
-    yield from facts.contradictions
-    yield from facts.authorships
-    yield from facts.relations
-
-
 class SegmentIndex:
-    """Which segment a line belongs to, by the segments' first lines."""
+    """Which of some segments a line belongs to, by the segments' first lines."""
 
     def __init__(self, segments: Sequence[LogSegment]) -> None:
         self.segments = sorted(segments, key=lambda s: s.start)
         self.starts = [s.start for s in self.segments]
 
     def of(self, line: int | None) -> LogSegment | None:
-        """The segment holding `line`; None for the preamble and for facts without a line."""
+        """The segment holding `line`; None outside them and for facts without a line."""
         if line is None:
             return None
         at = bisect_right(self.starts, line) - 1
@@ -90,27 +82,73 @@ class SegmentIndex:
         return self.segments[at]
 
 
-def log_segments(facts: PageFacts, entries: Sequence[LogEntry],
-                 lines: Sequence[str]) -> tuple[LogSegment, ...]:
-    """The segment of each entry of the log page `facts`, whose text is `lines` (the whole
-    file, line 1 first), with its print."""
+def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
+                   body_start: int) -> tuple[LogSegment, ...]:
+    """The segment of each entry of the log whose text is `lines` (the whole file, line 1
+    first; the body from `body_start`), with its print."""
     ordered = sorted(entries, key=lambda e: e.line)
-    bounds = [(e, e.line, (ordered[i + 1].line - 1) if i + 1 < len(ordered) else len(lines))
-              for i, e in enumerate(ordered)]
-    shells = SegmentIndex([LogSegment(entry=e.key, start=s, end=end, print="")
-                           for e, s, end in bounds])
-    held: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-    for fact in line_facts(facts):
-        segment = shells.of(getattr(fact, "line", None))
-        if segment is not None:
-            held[segment.entry].append(_relative(fact, segment.start))
+    starts = {e.line for e in ordered}
+    # The section a segment's lines are in until a heading of its own: for an entry written
+    # as a heading none, for one written as a bullet the last heading above it.
+    opening: dict[int, str | None] = {}
+    section: str | None = None
+    for number, text in body_lines(list(lines), body_start, mask=False):
+        heading = HEADING.match(mask_code(text))
+        if number in starts and not heading:
+            opening[number] = section
+        if heading:
+            section = heading.group(2).strip()
     out: list[LogSegment] = []
-    for entry, start, end in bounds:
+    for i, entry in enumerate(ordered):
+        end = ordered[i + 1].line - 1 if i + 1 < len(ordered) else len(lines)
         digest = hashlib.blake2b(digest_size=16)
-        for text in lines[start - 1:end]:
+        for text in lines[entry.line - 1:end]:
             digest.update(text.encode())
             digest.update(b"\n")
-        digest.update(repr((_relative(entry, start), held[entry.key])).encode())
-        out.append(LogSegment(entry=entry.key, start=start, end=end,
+        digest.update(repr((_relative(entry, entry.line), opening.get(entry.line))).encode())
+        out.append(LogSegment(entry=entry.key, start=entry.line, end=end,
                               print=digest.hexdigest()))
+    return tuple(out)
+
+
+def context_print(page: Page, entries: EntryIndex) -> str:
+    """What every segment's facts may depend on besides its own lines and the name index: the
+    records' version, the log page's key and kind, the entries touching the log page (the
+    provenance of its facts), and which entry holds each block id (contradictions citing
+    one)."""
+    data = (RECORDS_VERSION, page.key, page.kind.value,
+            [(e.key, e.signature) for e in entries.by_page.get(page.key, [])],
+            sorted((block, e.key) for block, e in entries.by_block.items()))
+    return hashlib.blake2b(repr(data).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class LogState:
+    """What the graph holds of the log: its context print and each entry's (line, print)."""
+
+    context: str | None
+    prints: Mapping[str, tuple[int | None, str | None]]
+
+
+def reusable(segments: Sequence[LogSegment], context: str, state: LogState | None,
+             lines: Sequence[str], changed_names: set[str]) -> tuple[LogSegment, ...]:
+    """`segments`, each unchanged one given the line it started at before (`old_start`): same
+    print and context as the graph's, and no name in it that appeared, vanished or changed
+    its page since."""
+    if state is None or state.context != context:
+        return tuple(segments)
+    scan = NameScan(changed_names, fold=fold_name) if changed_names else None
+    out: list[LogSegment] = []
+    taken: list[tuple[int, int]] = []
+    for seg in segments:
+        old_line, old_print = state.prints.get(seg.entry, (None, None))
+        if old_line is None or old_print != seg.print or (
+                scan is not None and scan.any_in("\n".join(lines[seg.start - 1:seg.end]))):
+            out.append(seg)
+            continue
+        out.append(seg.model_copy(update={"old_start": old_line}))
+        taken.append((old_line, old_line + seg.end - seg.start))
+    taken.sort()
+    if any(a[1] >= b[0] for a, b in pairwise(taken)):
+        return tuple(segments)  # old segments that overlap: not a log state to move from
     return tuple(out)

@@ -174,13 +174,15 @@ class LogEntry(Record):
 
 
 class LogSegment(Record):
-    """The lines of one log entry, `start` (its heading) to `end`, and a print of them and of
-    every fact they yield, lines counted from `start` (see `loaders.log_segments`)."""
+    """The lines of one log entry, `start` (its heading) to `end`, and a print of them, lines
+    counted from `start` (see `loaders.log_segments`). `old_start`: the segment is unchanged
+    since the graph's log, where it started at that line; its lines were not parsed again."""
 
     entry: str
     start: int
     end: int
     print: str
+    old_start: int | None = None
 
 
 class LineageAssertion(Record):
@@ -288,6 +290,7 @@ class PageFacts(Record):
     fold: FoldPage | None = None
     log_entries: tuple[LogEntry, ...] = ()
     log_segments: tuple[LogSegment, ...] = ()
+    log_context: str | None = None  # the log's `log_segments.context_print`
     is_log: bool = False
     venue: str | None = None
 

@@ -28,6 +28,7 @@ class VaultStream:
     chunks: Generator[list[PageFacts], None, None]
     scan: VaultScan | None = None  # what this load saw, for the next (see `LoadOptions.scan`)
     log: str | None = None  # key of the log page, when `chunks` yields it
+    log_moves: bool = False  # the log's unchanged entries are not in `chunks`: move their facts
 
     def close(self) -> None:
         """Stop parsing (a writer that failed midway): the workers are let go now, not when

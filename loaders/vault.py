@@ -35,7 +35,13 @@ from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
 from loaders.log import parse_log
-from loaders.log_segments import log_segments
+from loaders.log_segments import (
+    LogState,
+    SegmentIndex,
+    context_print,
+    reusable,
+    segment_prints,
+)
 from loaders.mention_filter import MAX_CHARS as MENTION_FILTER_CHARS
 from loaders.mention_filter import NameCandidates, NameScan, unlinked
 from loaders.mentions import MentionFinder
@@ -54,6 +60,7 @@ from loaders.records import (
     ContradictionRecord,
     FoldPage,
     LogEntry,
+    LogSegment,
     Page,
     PageFacts,
     PageKind,
@@ -110,6 +117,10 @@ class LogHistory(Protocol):
     def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
         """Pages these entries touch (as `provenance.touched` counts them) and their block
         ids."""
+        ...
+
+    def log_state(self, page: str) -> LogState | None:
+        """The log page's context print and its entries' lines and segment prints."""
         ...
 
 
@@ -218,12 +229,12 @@ def _changed_names(files: list[VaultFile], options: LoadOptions) -> set[str]:
     return {n for n in changed_names if len(n) >= 2}
 
 
-def _affected_by_names(files: list[VaultFile], options: LoadOptions) -> set[str]:
-    """Unchanged pages whose text mentions a name that appeared, vanished or changed its page
-    (new and edited pages are parsed anyway). Texts of files the header pass skipped are read
-    only when some name changed. One scan per text, whatever the number of changed names (a
-    vault loaded into a graph of another one changes every name)."""
-    changed_names = _changed_names(files, options)
+def _affected_by_names(files: list[VaultFile], options: LoadOptions,
+                       changed_names: set[str]) -> set[str]:
+    """Unchanged pages whose text mentions one of `changed_names` (new and edited pages are
+    parsed anyway). Texts of files the header pass skipped are read only when some name
+    changed. One scan per text, whatever the number of changed names (a vault loaded into a
+    graph of another one changes every name)."""
     if not changed_names:
         return set()
     scan = NameScan(changed_names, fold=fold_name)
@@ -316,6 +327,7 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
     return VaultStream(root=str(root), todo=tuple(f.header.key for f in plan.todo),
                        unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
                        problems=plan.problems, scan=plan.scan, log=plan.log,
+                       log_moves=plan.log_moves,
                        chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
 
 
@@ -328,6 +340,7 @@ class _Plan:
     log_entries: tuple[LogEntry, ...]  # the log page's, which `parse` leaves out
     heavy_last: bool  # the last page is the log
     log: str | None  # the log page's key, if it is to be parsed
+    log_moves: bool  # some of its entries are not parsed: their facts are to be moved
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
@@ -349,8 +362,9 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         names, considered = _names_state(files), files
     problems.extend(names.problems)
     index = names.index
-    affected = _affected_by_names(files, options) \
+    changed_names = _changed_names(files, options) \
         if options.previous and not options.force and considered is files else set()
+    affected = _affected_by_names(files, options, changed_names)
     todo: list[VaultFile] = []
     unchanged: list[VaultFile] = []
     for f in considered:
@@ -379,6 +393,9 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
                 hydrate(f, problems)
             unchanged = [f for f in unchanged if f.header.key not in again]
             todo += more
+    logged = log_file is not None and any(f is log_file for f in todo)
+    segments, context = _log_segments(log_file, entries, entry_index, options,
+                                      changed_names) if logged and log_file else ((), None)
     # The log is parsed last: at 100k pages it alone takes a core for half a minute (see
     # `ordered_imap`'s `heavy_last`), and no other page's rows need its entries.
     todo.sort(key=lambda f: f is log_file)
@@ -397,21 +414,36 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
         found: list[Problem] = []
         if f.rel.endswith(".json"):
             return _ledger_facts(f, index, entry_index, found), found
-        page_facts = _page_facts(f, index, finder, entry_index,
-                                 entries if f is log_file else [], found)
-        if f is log_file:
-            # Without its entries: the reader has them (`_Plan.log_entries`), and a worker
-            # would pickle 100k of them back.
-            page_facts = page_facts.model_copy(update={"is_log": True, "log_entries": ()})
-        return page_facts, found
+        if f is not log_file:
+            return _page_facts(f, index, finder, entry_index, [], found), found
+        page_facts = _page_facts(f, index, finder, entry_index, entries, found, segments)
+        # Without its entries: the reader has them (`_Plan.log_entries`), and a worker would
+        # pickle 100k of them back.
+        return page_facts.model_copy(update={"is_log": True, "log_entries": (),
+                                             "log_context": context}), found
 
     return _Plan(todo=todo, parse=parse, log_entries=tuple(entries),
                  heavy_last=bool(todo) and todo[-1] is log_file,
-                 log=log_file.header.key if log_file is not None and any(
-                     f is log_file for f in todo) else None,
+                 log=log_file.header.key if logged and log_file else None,
+                 log_moves=any(s.old_start is not None for s in segments),
                  unchanged=kept, deleted=tuple(deleted),
                  stamps=_new_stamps(unchanged, options), problems=problems,
                  scan=VaultScan(str(root), files, scanned.walk_problems, names))
+
+
+def _log_segments(log_file: VaultFile, entries: list[LogEntry], entry_index: EntryIndex,
+                  options: LoadOptions, changed_names: set[str]
+                  ) -> tuple[tuple[LogSegment, ...], str]:
+    """The log's segments and context print; unchanged segments marked (`old_start`) when the
+    graph's log is complete and was written from the same context."""
+    _, front = log_file.content
+    segments = segment_prints(entries, front.lines, front.body_start)
+    context = context_print(_page(log_file), entry_index)
+    prev = options.previous.get(log_file.header.key)
+    if options.log_history is None or options.force or prev is None or not prev.content_hash:
+        return segments, context
+    state = options.log_history.log_state(log_file.header.key)
+    return reusable(segments, context, state, front.lines, changed_names), context
 
 
 def _names_state(files: list[VaultFile]) -> NameState:
@@ -428,15 +460,17 @@ def _provenance_affected(entries: list[LogEntry], history: LogHistory,
                          files: list[VaultFile]) -> set[str]:
     """Of `files` (the pages not parsed anyway), those whose facts may now be introduced by
     another entry: those the log's new, changed and removed entries touch, those citing their
-    block ids (`^id`), and claim ledgers (their claims are about other pages, and entries may
-    name a claim by its id). On a first ingest every entry is new and no file is left to
-    check: the citations of ~1,000 block ids searched in 100k pages took half a minute."""
+    block ids (`^id`), claim ledgers (their claims are about other pages, and entries may
+    name a claim by its id), and fold pages (which entries they fold depends on the entries
+    of their range). On a first ingest every entry is new and no file is left to check: the
+    citations of ~1,000 block ids searched in 100k pages took half a minute."""
     gone, fresh = changed_entries(history.entry_signatures(), entries)
     if not gone and not fresh:
         return set()
     pages, blocks = history.entries_reach(gone) if gone else (set(), set())
     pages |= touched(fresh)
-    pages |= {f.header.key for f in files if f.rel.endswith(".json")}
+    pages |= {f.header.key for f in files
+              if f.rel.endswith(".json") or f.header.kind is PageKind.FOLD}
     blocks |= {b for e in fresh for b in e.block_ids}
     if blocks:  # rare: read every page for them
         cited = [f"^{b}" for b in blocks]
@@ -532,11 +566,17 @@ def _ledger_facts(f: VaultFile, index: NameIndex, entries: EntryIndex,
 
 def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
                 entries: EntryIndex, log_entries: list[LogEntry],
-                problems: list[Problem]) -> PageFacts:
+                problems: list[Problem], segments: tuple[LogSegment, ...] = ()) -> PageFacts:
+    """A page's facts; of the log, those of its preamble and of the entries not unchanged
+    (see `loaders.log_segments`)."""
     page = _page(f)
     _, front = f.content
     front_links = pp.frontmatter_links(page, front, index)
     body = pp.read_body(page, front, index)
+    moved = SegmentIndex([s for s in segments if s.old_start is not None])
+    if moved.segments:
+        body = [line for line in body if moved.of(line.number) is None]
+        log_entries = [e for e in log_entries if moved.of(e.line) is None]
     links = front_links + [lk for line in body for lk in line.links]
     lineage = pp.frontmatter_lineage(page, front_links) + pp.body_lineage(page, body, index)
     contradictions: list[ContradictionRecord] = [
@@ -560,9 +600,8 @@ def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
         claims=tuple(claims), contradictions=tuple(contradiction_introduced(contradictions,
                                                                             entries)),
         mentions=tuple(mentions), fold=fold, log_entries=tuple(log_entries), venue=page.venue)
-    if log_entries:
-        facts = facts.model_copy(update={
-            "log_segments": log_segments(facts, log_entries, front.lines)})
+    if segments:
+        facts = facts.model_copy(update={"log_segments": segments})
     return facts
 
 

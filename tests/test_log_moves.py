@@ -14,11 +14,11 @@ import neo4j
 import pytest
 
 from graph.ingest import ingest
-from loaders.log_segments import log_segments
-from loaders.records import Link, LogEntry, Page, PageFacts, PageKind
+from loaders.log_segments import LogState, reusable, segment_prints
+from loaders.records import LogEntry, LogTouch, TouchRole
 from tests import db as test_db
 from tests.graph_dump import diff, dump
-from tests.vaults import SHARED_EXAMPLE, S
+from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE, S
 
 LOG_FACTS = (
     "CALL () { MATCH ()-[r]->() WHERE r.asserted_by = 'log' RETURN count(r) AS rels } "
@@ -84,7 +84,8 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
                     "RETURN rels + nodes AS n")
     _add_on_top(vault, NEW_ENTRY)
     report = ingest(clean_db, neo4j_database, vault)
-    assert report.changed
+    lines = _log(vault).read_text(encoding="utf-8").count("\n")
+    assert report.changed and lines - 40 < report.log_lines_moved < lines
     # The other 22 entries' facts stay where they are, renumbered; only the preamble's few
     # (frontmatter and navigation links) are written again. Rewritten whole, none would stay.
     kept = _count(clean_db, neo4j_database, PROBED)
@@ -122,6 +123,29 @@ def test_moved_claims_keep_their_conflicts(
     _equals_clean(clean_db, neo4j_database, vault)
 
 
+def test_a_moved_claim_may_take_the_id_another_one_held(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """Two entries alike, line for line: moved down by one entry's length, the upper one's
+    claim takes the id (page, line, subject, metric, value) the lower one's had."""
+    def alike(day: int) -> str:
+        return (f"## [2026-07-{day:02d}] lint | 確認\n"
+                f"- Pages updated: [[{S['Ray']}]]\n"
+                f"- Key insight: [[{S['Ray']}]] のスループットは 3 倍。\n\n")
+
+    _add_on_top(vault, alike(1))
+    _add_on_top(vault, alike(2))
+    ingest(clean_db, neo4j_database, vault)
+    claims = "MATCH (c:Claim) WHERE c.asserted_by = 'log' AND c.text CONTAINS 'は 3 倍' " \
+        "RETURN c.line AS line ORDER BY line"
+    before = [r["line"] for r in clean_db.execute_query(claims, database_=neo4j_database)[0]]
+    _add_on_top(vault, alike(3))  # five lines: each entry moves onto the next one's lines
+    ingest(clean_db, neo4j_database, vault)
+    after = [r["line"] for r in clean_db.execute_query(claims, database_=neo4j_database)[0]]
+    assert len(before) == 2 and after[1:] == [line + 5 for line in before]
+    assert after[1] == before[1]  # the upper claim now stands where the lower one stood
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
 def _entries(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the log's heading entries."""
     starts = [m.start() for m in re.finditer(r"^## \[", text, re.M)]
@@ -139,7 +163,7 @@ def _random_edit(text: str, rng: Random, n: int) -> str:
     if choice == 1:  # an entry removed
         return text[:start] + text[end:]
     if choice == 2:  # a bullet added to an entry, with a figure and a link
-        return text[:end] + f"- Note {n}: [[{S['Ray']}]] は 3.{n} 倍速い。\n" + text[end:]
+        return text[:end] + f"- Note {n}: [[{S['Ray']}]] のスループットは 3.{n} 倍。\n" + text[end:]
     if choice == 3:  # a word changed inside an entry
         return text[:start] + text[start:end].replace("の", "の 、", 1) + text[end:]
     if choice == 4:  # lines added to the preamble
@@ -168,6 +192,75 @@ def test_random_log_edits_give_the_clean_graph(
         assert diff(incremental, dump(clean_db, neo4j_database)) == [], f"edit {n}"
 
 
+def test_a_new_page_re_parses_the_entries_that_name_it(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """`[[Alpa]]` in an old entry dangles until a page Alpa is made: that entry's lines are
+    parsed again (its print is unchanged, a name in it is not), the others are moved."""
+    ingest(clean_db, neo4j_database, vault)
+    (vault / "wiki" / "entities" / "Alpa.md").write_text(
+        "---\ntype: entity\nentity_type: product\ntitle: Alpa\n---\n# Alpa\n", encoding="utf-8")
+    _add_on_top(vault, NEW_ENTRY)
+    ingest(clean_db, neo4j_database, vault)
+    rows, _, _ = clean_db.execute_query(
+        "MATCH (:LogEntry {key: 'log/2026-06-22/01'})-[t:TOUCHES]->(n) WHERE t.role = 'deferred' "
+        "RETURN labels(n) AS labels", database_=neo4j_database)
+    assert [r["labels"] for r in rows] == [["Page", "Product"]]
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
+POOL = (
+    "## [2026-07-{d:02d}] lint | Fuzz {n}",
+    "- Pages updated: [[{page}]]",
+    "- Key insight: [[{page}]] のスループットは {n}.5 倍。",
+    "- Key insight: [[{page}]] throughput is {n}.5x higher than [[{other}]].",
+    "- 2026-07-{d:02d} — note — checked [[{page}]] {n}",
+    "  - Pages updated: [[{other}]]",
+    "### Notes {n}",
+    "> [!contradiction] [[{page}]] vs [[{other}]]",
+    "> [[{page}]] builds_on [[{other}]] ^fuzz-{n}",
+    "- Correction: [[{page}]] stated {n}% before",
+    "",
+)
+
+
+def _fuzz(lines: list[str], rng: Random, n: int, pages: list[str]) -> list[str]:
+    """One random line inserted, removed or replaced in the body (past the frontmatter)."""
+    body = lines.index("---", 1) + 1
+    at = rng.randrange(body, len(lines) + 1)
+    line = rng.choice(POOL).format(d=rng.randrange(1, 29), n=n, page=rng.choice(pages),
+                                   other=rng.choice(pages))
+    choice = rng.randrange(4)
+    if choice == 0 and at < len(lines):
+        return lines[:at] + lines[at + 1:]
+    if choice == 1 and at < len(lines):
+        return [*lines[:at], line, *lines[at + 1:]]
+    return [*lines[:at], line, *lines[at:]]
+
+
+@pytest.mark.parametrize("which", ["shared", "english-lab"])
+def test_fuzzed_logs_give_the_clean_graph(
+        clean_db: neo4j.Driver, neo4j_database: str, tmp_path: Path, which: str) -> None:
+    """Random lines (entries of both styles, bullets, figures, headings, callouts, block ids,
+    corrections) inserted, removed and replaced anywhere in the log; after each ingest the
+    graph is a clean ingest's."""
+    vault = tmp_path / which
+    shutil.copytree(SHARED_EXAMPLE if which == "shared" else ENGLISH_LAB, vault)
+    pages = sorted(p.stem for p in (vault / "wiki").rglob("*.md"))[:40]
+    rng = Random(which)
+    ingest(clean_db, neo4j_database, vault)
+    log = _log(vault)
+    for n in range(10):
+        lines = log.read_text(encoding="utf-8").split("\n")
+        for _ in range(rng.randrange(1, 4)):
+            lines = _fuzz(lines, rng, n, pages)
+        log.write_text("\n".join(lines), encoding="utf-8")
+        ingest(clean_db, neo4j_database, vault)
+        incremental = dump(clean_db, neo4j_database)
+        test_db.wipe(clean_db, neo4j_database)
+        ingest(clean_db, neo4j_database, vault)
+        assert diff(incremental, dump(clean_db, neo4j_database)) == [], f"edit {n}"
+
+
 def test_a_graph_without_prints_rewrites_the_log(
         clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
     """Entries written before prints existed: the log is rewritten whole once, and prints are
@@ -183,27 +276,37 @@ def test_a_graph_without_prints_rewrites_the_log(
     _equals_clean(clean_db, neo4j_database, vault)
 
 
-def _facts(links: list[Link], entries: list[LogEntry]) -> PageFacts:
-    page = Page(key="log", path="log.md", kind=PageKind.META, title="Log", content_hash="h")
-    return PageFacts(page=page, links=tuple(links), log_entries=tuple(entries), is_log=True)
+def _entry(line: int, page: str | None = "A", style: str = "heading") -> LogEntry:
+    return LogEntry(key="log/2026-06-17/01", date=dt.date(2026, 6, 17), op="lint", title="t",
+                    line=line, seq=1, day_seq=1, style=style,
+                    touches=(LogTouch(page=page, name="A", role=TouchRole.UPDATED, line=line + 1),))
+
+
+BODY = ["## [2026-06-17] lint | t", "- Pages updated: [[A]]"]
 
 
 def test_a_segment_print_ignores_where_the_entry_stands() -> None:
-    def entry(line: int) -> LogEntry:
-        return LogEntry(key="log/2026-06-17/01", date=dt.date(2026, 6, 17), op="lint",
-                        title="t", line=line, seq=1, day_seq=1)
-
-    def link(line: int, target: str = "A") -> Link:
-        return Link(source="log", raw=target, target=target, target_name=target, line=line)
-
-    body = ["## [2026-06-17] lint | t", "- Pages updated: [[A]]"]
-    at_3 = log_segments(_facts([link(4)], [entry(3)]), [entry(3)], ["x", "y", *body])
-    at_9 = log_segments(_facts([link(10)], [entry(9)]), [entry(9)], [*(["x"] * 8), *body])
+    at_3 = segment_prints([_entry(3)], ["x", "y", *BODY], 1)
+    at_9 = segment_prints([_entry(9)], [*(["x"] * 8), *BODY], 1)
     assert (at_3[0].start, at_3[0].end, at_9[0].start, at_9[0].end) == (3, 4, 9, 10)
     assert at_3[0].print == at_9[0].print
-    elsewhere = log_segments(_facts([link(10, "B")], [entry(9)]), [entry(9)],
-                             [*(["x"] * 8), *body])
-    assert elsewhere[0].print != at_9[0].print
-    worded = log_segments(_facts([link(10)], [entry(9)]), [entry(9)],
-                          [*(["x"] * 8), body[0], body[1] + " "])
-    assert worded[0].print != at_9[0].print
+    worded = segment_prints([_entry(9)], [*(["x"] * 8), BODY[0], BODY[1] + " "], 1)
+    dangling = segment_prints([_entry(9, page=None)], [*(["x"] * 8), *BODY], 1)
+    assert len({at_9[0].print, worded[0].print, dangling[0].print}) == 3
+
+
+def test_a_bullet_entry_print_holds_the_section_it_opens_in() -> None:
+    bullet = ["- 2026-06-17 — lint — t", "  - Pages updated: [[A]]"]
+    july = segment_prints([_entry(3, style="bullet")], ["## July", "", *bullet], 1)
+    june = segment_prints([_entry(3, style="bullet")], ["## June", "", *bullet], 1)
+    assert july[0].print != june[0].print
+
+
+def test_reusable_needs_the_same_context_and_no_changed_name() -> None:
+    lines = [*(["x"] * 8), *BODY]
+    now = segment_prints([_entry(9)], lines, 1)
+    state = LogState("ctx", {"log/2026-06-17/01": (3, now[0].print)})
+    assert reusable(now, "ctx", state, lines, set())[0].old_start == 3
+    assert reusable(now, "other", state, lines, set())[0].old_start is None
+    assert reusable(now, "ctx", state, lines, {"a"})[0].old_start is None  # [[A]] is in it
+    assert reusable(now, "ctx", state, lines, {"zz"})[0].old_start == 3

@@ -57,7 +57,7 @@ def test_an_entry_touching_an_unchanged_page_re_attributes_its_facts(
                        "- Pages updated: [[@2019__SOSP__PipeDream]]\n"
                        "- Key insight: PipeDream は GPipe の系譜 builds_on を持つ。\n")
     report = ingest(clean_db, neo4j_database, vault)
-    assert report.parsed == 3  # the log, the page it touches, the claim ledger
+    assert report.parsed == 4  # the log, the page it touches, the claim ledger, the fold page
     assert before != "log/2026-06-23/01" == _introduced_by(clean_db, neo4j_database)
     _equals_clean(clean_db, neo4j_database, vault)
 

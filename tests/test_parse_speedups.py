@@ -246,6 +246,9 @@ class _EmptyHistory:
     def entries_reach(self, keys: Iterable[str]) -> tuple[set[str], set[str]]:
         return set(), set()
 
+    def log_state(self, page: str) -> None:
+        return None
+
 
 def test_a_first_ingest_does_not_search_pages_for_new_block_ids(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
