@@ -18,16 +18,15 @@ from typing import TYPE_CHECKING, Any, LiteralString
 
 from graph import writes as w
 from graph.errors import GraphError
-from graph.schema import ASSERTED_TYPES
-from loaders.fact_ids import callout_id, claim_id, lint_id
+from loaders.fact_ids import callout_id, claim_prefix, evidence_prefix, lint_id
 from loaders.log_segments import SegmentIndex
-from loaders.numeric import Group, conflict_listing
-from loaders.records import ClaimRecord, LogBullet, LogSegment, PageFacts
+from loaders.numeric import Group
+from loaders.records import LogBullet, LogSegment, PageFacts
 
 if TYPE_CHECKING:
     from graph.writer import GraphWriter
 
-# Marks an id while its fact moves (see `RENAME_CLAIMS`); no fact id starts with it.
+# Marks an id while its fact moves (see `_rename`); no fact id starts with it.
 MOVING = "\x00moving:"
 
 
@@ -50,18 +49,12 @@ class LogUpdate:
         page, shift = self.page, _shift(kept)
         self.groups |= {(r["subject"], r["metric"], r["unit"])
                         for r in writer.read(w.UNKEPT_GROUPS, page=page, shift=shift)}
-        for rel_type in ASSERTED_TYPES:
-            writer.run(w.delete_unkept(rel_type), page=page, shift=shift)
-        writer.run(w.DELETE_UNKEPT_TOUCHES, page=page, shift=shift)
+        writer.run(w.DELETE_UNKEPT_RELATIONSHIPS, page=page, shift=shift)
         writer.run(w.DELETE_UNKEPT_NODES, page=page, shift=shift)
         writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page,
                    keys=[e.key for e in facts.log_entries])
-        for rel_type in ASSERTED_TYPES:
-            writer.run(w.shift_kept(rel_type), page=page, shift=shift)
-        writer.run(w.SHIFT_TOUCHES, page=page, shift=shift)
-        claims = [_claim_move(page, r) for r in writer.read(w.MOVED_CLAIMS, page=page,
-                                                           shift=shift)]
-        _rename(writer, w.RENAME_CLAIMS, claims)
+        writer.run(w.SHIFT_KEPT_RELATIONSHIPS, page=page, shift=shift)
+        self._move_claims(writer, kept, shift)
         _rename(writer, w.RENAME_CONTRADICTIONS, [
             _contradiction_move(page, r)
             for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, shift=shift)])
@@ -70,11 +63,30 @@ class LogUpdate:
             {"key": e.key, "line": e.line, "bullets": bullet_rows(e.bullets)}
             for e in facts.log_entries
             if (seg := index.of(e.line)) is not None and seg.start != seg.old_start])
-        _relist_detected(writer, [row["id"] for row in claims])
         writer.write_log_entries(page, [e for e in facts.log_entries if index.of(e.line) is None],
                                  facts.log_segments)
         self.moved = sum(1 for d in shift if d)
         return facts.model_copy(update={"log_entries": (), "is_log": False})
+
+    def _move_claims(self, writer: GraphWriter, kept: list[LogSegment],
+                     shift: list[int | None]) -> None:
+        """Numeric claims spell their line in their id, and detected conflicts list their ids
+        and `page:line` evidence in statement order: all moved, in Cypher (no claim is read
+        back). Entries that change order would reorder a conflict's list: then the conflicts
+        of the moved claims are derived again instead."""
+        page, prefix = self.page, claim_prefix(self.page)
+        misnamed = writer.read(w.MISNAMED_CLAIMS, page=page, shift=shift, prefix=prefix)
+        if misnamed:
+            raise _unexpected(misnamed[0])
+        starts = [s.start for s in sorted(kept, key=lambda s: s.old_start or 0)]
+        if starts == sorted(starts):
+            writer.run(w.RELIST_DETECTED, page=page, shift=shift, prefix=prefix,
+                       evidence=evidence_prefix(page))
+        else:
+            self.groups |= {(r["subject"], r["metric"], r["unit"])
+                            for r in writer.read(w.GROUPS_MOVING, page=page, shift=shift)}
+        writer.run(w.MOVE_CLAIMS, page=page, shift=shift, prefix=prefix, moving=MOVING)
+        writer.run(w.MOVED_CLAIMS_NAMED, page=page, moving=MOVING)
 
     def recount(self, writer: GraphWriter) -> None:
         """The log page's link counts, from its links in the graph (the load lacks the moved
@@ -105,16 +117,6 @@ def _unexpected(row: dict[str, Any]) -> GraphError:
                       "vaultkg writes it; run `vaultkg ingest --force` once")
 
 
-def _claim_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
-    """The rename of a moved numeric claim of the log."""
-    line, delta = row["line"], row["d"]
-    if row["origin"] != "numeric" or None in (row["subject"], row["metric"], row["value"]) \
-            or row["id"] != claim_id(page, line, row["subject"], row["metric"], row["value"]):
-        raise _unexpected(row)
-    return {"old": row["id"], "line": line + delta,
-            "id": claim_id(page, line + delta, row["subject"], row["metric"], row["value"])}
-
-
 def _contradiction_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
     """The rename of a moved lint correction or callout: id, line and `page:line:` evidence."""
     line, delta, entry = row["line"], row["d"], row["introduced_by"]
@@ -135,24 +137,9 @@ def _contradiction_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
 
 def _rename(writer: GraphWriter, query: LiteralString, rows: list[dict[str, Any]]) -> None:
     """Rename in one step where no new id is an old one of these rows; else in two, through
-    `MOVING` ids (see `RENAME_CLAIMS`)."""
+    `MOVING` ids (a moved fact may take the id another one holds until it moves too)."""
     if not {row["id"] for row in rows} & {row["old"] for row in rows}:
         writer.batched(query, rows)
         return
     writer.batched(query, [{**row, "id": MOVING + row["id"]} for row in rows])
     writer.batched(query, [{**row, "old": MOVING + row["id"]} for row in rows])
-
-
-def _relist_detected(writer: GraphWriter, moved: list[str]) -> None:
-    """Detected conflicts list their claims' ids and `page:line` evidence in statement order:
-    spelled again for those that involve a moved claim."""
-    rows = []
-    for start in range(0, len(moved), writer.batch_size):
-        for r in writer.read(w.DETECTED_INVOLVING, ids=moved[start:start + writer.batch_size]):
-            members = [ClaimRecord(id=cid, page=page, line=line, value=value, text=text,
-                                   origin="numeric")
-                       for cid, page, line, value, text in r["members"]]
-            claims, evidence = conflict_listing(members)
-            if list(claims) != r["claims"] or list(evidence) != r["evidence"]:
-                rows.append({"id": r["id"], "claims": list(claims), "evidence": list(evidence)})
-    writer.batched(w.SET_DETECTED_LISTING, rows)

@@ -112,24 +112,18 @@ LOG_STATE = (
     "          RETURN [e.key, e.line, e.segment_print] } AS entries")
 
 
-def delete_unkept(rel_type: LiteralString) -> LiteralString:
-    assert rel_type in ASSERTED_TYPES
-    return ("MATCH ()-[r:" + rel_type + "]->() WHERE r.asserted_by = $page "
-            "AND $shift[r.line] IS NULL DELETE r")
+def _every_relationship(then: LiteralString) -> LiteralString:
+    """`then` for each relationship `r` the log asserts: one subquery per type (each an
+    index seek on `asserted_by`), and its entries' touches; one statement, one round trip."""
+    calls = ["CALL () { MATCH ()-[r:" + t + "]->() WHERE r.asserted_by = $page " + then + " }"
+             for t in ASSERTED_TYPES]
+    return " ".join([*calls, "CALL () { MATCH (e:LogEntry)-[r:TOUCHES]->() "
+                     "WHERE e.page = $page " + then + " }"])
 
 
-def shift_kept(rel_type: LiteralString) -> LiteralString:
-    assert rel_type in ASSERTED_TYPES
-    return ("MATCH ()-[r:" + rel_type + "]->() WHERE r.asserted_by = $page "
-            "WITH r, $shift[r.line] AS d WHERE d <> 0 SET r.line = r.line + d")
-
-
-DELETE_UNKEPT_TOUCHES = (
-    "MATCH (e:LogEntry)-[t:TOUCHES]->() WHERE e.page = $page AND $shift[t.line] IS NULL "
-    "DELETE t")
-SHIFT_TOUCHES = (
-    "MATCH (e:LogEntry)-[t:TOUCHES]->() WHERE e.page = $page "
-    "WITH t, $shift[t.line] AS d WHERE d <> 0 SET t.line = t.line + d")
+DELETE_UNKEPT_RELATIONSHIPS = _every_relationship("AND $shift[r.line] IS NULL DELETE r")
+SHIFT_KEPT_RELATIONSHIPS = _every_relationship(
+    "WITH r, $shift[r.line] AS d WHERE d <> 0 SET r.line = r.line + d")
 UNKEPT_GROUPS = (
     "MATCH (c:Claim) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
     "AND c.origin = 'numeric' AND c.subject IS NOT NULL AND c.metric IS NOT NULL "
@@ -138,11 +132,42 @@ UNKEPT_GROUPS = (
 DELETE_UNKEPT_NODES = (
     "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
     "DETACH DELETE c")
-# The moved facts whose ids (and evidence) spell out their line.
-MOVED_CLAIMS = (
-    "MATCH (c:Claim) WHERE c.asserted_by = $page WITH c, $shift[c.line] AS d WHERE d <> 0 "
-    "RETURN c.id AS id, c.origin AS origin, c.line AS line, d, c.subject AS subject, "
-    "c.metric AS metric, c.value AS value")
+
+
+def _moved(text: LiteralString, prefix: LiteralString) -> LiteralString:
+    """`text` (`prefix` + line + `:` + rest) with its line moved by `$shift`; unchanged where
+    it has no such line or the line does not move."""
+    line: LiteralString = "toInteger(split(substring(" + text + ", size(" + prefix + ")), ':')[0])"
+    return ("CASE WHEN " + text + " STARTS WITH " + prefix + " AND coalesce($shift[" + line
+            + "], 0) <> 0 THEN " + prefix + " + toString(" + line + " + $shift[" + line + "]) + "
+            "substring(" + text + ", size(" + prefix + " + toString(" + line + "))) "
+            "ELSE " + text + " END")
+
+
+_MOVING_CLAIMS: LiteralString = (
+    "MATCH (c:Claim) WHERE c.asserted_by = $page WITH c, $shift[c.line] AS d WHERE d <> 0 ")
+# Moved numeric claims whose id does not spell their line as `fact_ids.claim_id` does.
+MISNAMED_CLAIMS = (
+    _MOVING_CLAIMS + "AND NOT c.id STARTS WITH $prefix + toString(c.line) + ':' "
+    "RETURN c.id AS id LIMIT 1")
+# Detected conflicts involving moved claims list their ids and `page:line` evidence: moved
+# with them. Their order (page, line, value) holds when the moved entries keep their order.
+RELIST_DETECTED = (
+    _MOVING_CLAIMS + "MATCH (c)<-[:INVOLVES]-(x:Contradiction) WHERE x.kind = 'detected' "
+    "WITH DISTINCT x SET x.claims = [id IN x.claims | " + _moved("id", "$prefix") + "], "
+    "x.evidence = [e IN x.evidence | " + _moved("e", "$evidence") + "]")
+# Renamed in two steps, through ids no fact has: a moved claim may take the id another one
+# still holds until it moves too.
+MOVE_CLAIMS = (
+    _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id "
+    "SET c.id = $moving + id, c.line = c.line + d")
+MOVED_CLAIMS_NAMED = (
+    "MATCH (c:Claim) WHERE c.asserted_by = $page AND c.id STARTS WITH $moving "
+    "SET c.id = substring(c.id, size($moving))")
+GROUPS_MOVING = (  # when the moved entries change order: their conflicts are derived again
+    _MOVING_CLAIMS + "AND c.origin = 'numeric' AND c.subject IS NOT NULL "
+    "AND c.metric IS NOT NULL AND c.unit IS NOT NULL AND c.value IS NOT NULL "
+    "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
 MOVED_CONTRADICTIONS = (
     "MATCH (x:Contradiction) WHERE x.asserted_by = $page WITH x, $shift[x.line] AS d "
     "WHERE d <> 0 RETURN x.id AS id, x.origin AS origin, x.line AS line, d, "
@@ -157,26 +182,13 @@ LINK_COUNTS = (
 SET_LINK_COUNTS = (
     "MATCH (p:Page {key: $page}) SET p.link_count = $links, p.dangling_count = $count, "
     "p.dangling = $dangling")
-# Renamed in two steps, through ids no fact has: a moved fact may take the id another one
-# still holds until it moves too.
-RENAME_CLAIMS = "UNWIND $rows AS row MATCH (c:Claim {id: row.old}) SET c.id = row.id, " \
-    "c.line = row.line"
+# Renamed (see `graph.log_update._rename`) by rows {old, id, line, evidence}.
 RENAME_CONTRADICTIONS = (
     "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
     "x.line = row.line, x.evidence = row.evidence")
 SHIFT_LOG_ENTRIES = (
     "UNWIND $rows AS row MATCH (e:LogEntry {key: row.key}) "
     "SET e.line = row.line, e.bullets = row.bullets")
-# Detected conflicts that involve moved claims: their claim ids and evidence name lines.
-DETECTED_INVOLVING = (
-    "UNWIND $ids AS id MATCH (:Claim {id: id})<-[:INVOLVES]-(x:Contradiction) "
-    "WHERE x.kind = 'detected' WITH DISTINCT x "
-    "RETURN x.id AS id, x.claims AS claims, x.evidence AS evidence, "
-    "COLLECT { MATCH (x)-[:INVOLVES]->(c:Claim) "
-    "          RETURN [c.id, c.page, c.line, c.value, c.text] } AS members")
-SET_DETECTED_LISTING = (
-    "UNWIND $rows AS row MATCH (x:Contradiction {id: row.id}) "
-    "SET x.claims = row.claims, x.evidence = row.evidence")
 
 FOLDS = (
     "UNWIND $rows AS row MATCH (f:Page {key: row.source}) MATCH (e:LogEntry {key: row.target}) "

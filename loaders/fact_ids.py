@@ -5,8 +5,18 @@ from __future__ import annotations
 
 
 def claim_id(page: str, line: int, subject: str, metric: str, value: float) -> str:
-    """A numeric claim: one per statement, line and subject."""
-    return f"num:{page}:{line}:{subject}:{metric}:{value:g}"
+    """A numeric claim: one per statement, line and subject. Its line follows
+    `claim_prefix(page)`, up to the next colon."""
+    return f"{claim_prefix(page)}{line}:{subject}:{metric}:{value:g}"
+
+
+def claim_prefix(page: str) -> str:
+    return f"num:{page}:"
+
+
+def evidence_prefix(page: str) -> str:
+    """An evidence line is `page:line: text`: its line follows this, up to the next colon."""
+    return f"{page}:"
 
 
 def callout_id(page: str, line: int) -> str:

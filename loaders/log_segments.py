@@ -18,51 +18,14 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, get_args, get_origin
 
 from loaders.files import RECORDS_VERSION
 from loaders.links import body_lines, mask_code
 from loaders.mention_filter import NameScan
 from loaders.page_parser import HEADING
 from loaders.provenance import EntryIndex
-from loaders.records import LogEntry, LogSegment, Page, Record
+from loaders.records import LogEntry, LogSegment, Page
 from loaders.text import fold_name
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """Which fields of a record type a print reads, where its line is, which hold records."""
-
-    names: tuple[str, ...]
-    line: int | None
-    nested: tuple[int, ...]
-
-
-_SHAPES: dict[type[Record], _Shape] = {}
-
-
-def _shape(cls: type[Record]) -> _Shape:
-    shape = _SHAPES.get(cls)
-    if shape is None:
-        names = tuple(cls.model_fields)
-        nested = tuple(i for i, n in enumerate(names)
-                       if get_origin(ann := cls.model_fields[n].annotation) is tuple
-                       and isinstance(arg := get_args(ann)[0], type) and issubclass(arg, Record))
-        shape = _SHAPES[cls] = _Shape(names, names.index("line") if "line" in names else None,
-                                      nested)
-    return shape
-
-
-def _relative(record: Record, start: int) -> tuple[Any, ...]:
-    """The record's fields with every line (its own and its parts') counted from `start`."""
-    shape = _shape(type(record))
-    fields = record.__dict__
-    values = [fields[n] for n in shape.names]
-    if shape.line is not None and values[shape.line] is not None:
-        values[shape.line] -= start
-    for i in shape.nested:
-        values[i] = tuple(_relative(part, start) for part in values[i])
-    return (type(record).__name__, *values)
 
 
 class SegmentIndex:
@@ -105,7 +68,9 @@ def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
         for text in lines[entry.line - 1:end]:
             digest.update(text.encode())
             digest.update(b"\n")
-        digest.update(repr((_relative(entry, entry.line), opening.get(entry.line))).encode())
+        # Beside its text, what the entry is apart from it: its key and place in the log and
+        # the pages its links resolve to (in its signature), and the section it opens in.
+        digest.update(repr((entry.signature, entry.seq, opening.get(entry.line))).encode())
         out.append(LogSegment(entry=entry.key, start=entry.line, end=end,
                               print=digest.hexdigest()))
     return tuple(out)

@@ -285,22 +285,15 @@ def detect_conflicts(claims: Iterable[ClaimRecord]) -> list[ContradictionRecord]
         seen.add(signature)
         values = sorted({c.value for c in members if c.value is not None})
         pages = sorted({c.page for c in members if c.page})
-        claim_ids, evidence = conflict_listing(members)
+        ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
         shown = " vs ".join(f"{v:g}{'x' if unit == 'times' else '%'}" for v in values)
         found.append(ContradictionRecord(
             id=conflict_id(group), kind="detected", status="open",
             origin="numeric", subject=subject, summary=f"{subject}: {metric} stated as {shown}",
-            page=None, line=None, claims=claim_ids, pages=tuple(pages), evidence=evidence,
+            page=None, line=None, claims=tuple(c.id for c in ordered), pages=tuple(pages),
+            evidence=tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)),
             known=conflict_known(members)))
     return found
-
-
-def conflict_listing(members: Iterable[ClaimRecord]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A conflict's claim ids and evidence lines (`page:line: text`, each once), in statement
-    order: page, line, value."""
-    ordered = sorted(members, key=lambda c: (c.page or "", c.line or 0, c.value or 0.0))
-    return (tuple(c.id for c in ordered),
-            tuple(dict.fromkeys(f"{c.page}:{c.line}: {c.text}" for c in ordered)))
 
 
 def conflict_known(claims: Iterable[ClaimRecord]) -> dt.date | None:

@@ -4,6 +4,7 @@ lineage, explicit contradictions, numeric claims and unlinked mentions."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from loaders import lineage
@@ -83,11 +84,17 @@ def frontmatter_links(page: Page, front: Frontmatter, index: NameIndex) -> list[
     return out
 
 
-def read_body(page: Page, front: Frontmatter, index: NameIndex) -> list[BodyLine]:
-    """Body lines outside code, with their section and resolved links."""
+def read_body(page: Page, front: Frontmatter, index: NameIndex,
+              skip: Callable[[int], bool] | None = None) -> list[BodyLine]:
+    """Body lines outside code, with their section and resolved links; lines `skip` says
+    are left out (their headings still open sections)."""
     out: list[BodyLine] = []
     section: str | None = None
     for number, original in body_lines(front.lines, front.body_start, mask=False):
+        if skip is not None and skip(number):
+            if original.startswith("#") and (heading := HEADING.match(mask_code(original))):
+                section = heading.group(2).strip()
+            continue
         text = mask_code(original)
         heading = HEADING.match(text)
         if heading:

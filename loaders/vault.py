@@ -572,10 +572,10 @@ def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
     page = _page(f)
     _, front = f.content
     front_links = pp.frontmatter_links(page, front, index)
-    body = pp.read_body(page, front, index)
     moved = SegmentIndex([s for s in segments if s.old_start is not None])
+    body = pp.read_body(page, front, index,
+                        (lambda n: moved.of(n) is not None) if moved.segments else None)
     if moved.segments:
-        body = [line for line in body if moved.of(line.number) is None]
         log_entries = [e for e in log_entries if moved.of(e.line) is None]
     links = front_links + [lk for line in body for lk in line.links]
     lineage = pp.frontmatter_lineage(page, front_links) + pp.body_lineage(page, body, index)

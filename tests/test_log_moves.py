@@ -146,6 +146,37 @@ def test_a_moved_claim_may_take_the_id_another_one_held(
     _equals_clean(clean_db, neo4j_database, vault)
 
 
+def test_entries_that_swap_places_reorder_their_conflicts(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """Two entries with figures in one conflict swap places: the conflict lists its claims
+    and evidence in the new line order (moved in place, they would keep the old one)."""
+    def figure(day: int, value: str) -> str:
+        return (f"## [2026-07-{day:02d}] lint | 確認 {day}\n"
+                f"- Key insight: [[Megatron-LM]] のスループットは {value} 倍。\n\n")
+
+    page = vault / "wiki" / "entities" / "Megatron-LM.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nスループットは 1.5 倍。\n",
+                    encoding="utf-8")
+    _add_on_top(vault, figure(1, "9.9"))
+    _add_on_top(vault, figure(2, "8.8"))
+    ingest(clean_db, neo4j_database, vault)
+    evidence = ("MATCH (x:Contradiction {kind: 'detected'})-[:INVOLVES]->(c:Claim) "
+                "WHERE c.asserted_by = 'log' AND c.text CONTAINS 'は 8.8 倍' "
+                "RETURN x.evidence AS evidence")
+    before = clean_db.execute_query(evidence, database_=neo4j_database)[0][0]["evidence"]
+    log = _log(vault)
+    text = log.read_text(encoding="utf-8")
+    one, two = figure(1, "9.9"), figure(2, "8.8")
+    log.write_text(text.replace(two + "\n" + one, one + "\n" + two, 1), encoding="utf-8")
+    ingest(clean_db, neo4j_database, vault)
+    after = clean_db.execute_query(evidence, database_=neo4j_database)[0][0]["evidence"]
+    def of_log(lines: list[str]) -> list[str]:
+        return [e.split(": ", 1)[1] for e in lines if e.startswith("log:")]
+
+    assert len(of_log(before)) == 2 and of_log(after) == of_log(before)[::-1]
+    _equals_clean(clean_db, neo4j_database, vault)
+
+
 def _entries(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the log's heading entries."""
     starts = [m.start() for m in re.finditer(r"^## \[", text, re.M)]
