@@ -141,6 +141,15 @@ def parse_log(lines: list[tuple[int, str]], path: str, index: NameIndex
     return entries, problems
 
 
+def entry_day(key: str) -> dt.date | None:
+    """The day of an entry, from its key (`log/YYYY-MM-DD/NN`)."""
+    parts = key.split("/")
+    try:
+        return dt.date.fromisoformat(parts[1]) if len(parts) == 3 else None
+    except ValueError:
+        return None
+
+
 def _declares_newest_first(lines: list[tuple[int, str]]) -> bool:
     head = " ".join(text for _, text in lines[:40]).lower()
     return "at the top" in head or "newest first" in head or "新しい順" in head

@@ -34,7 +34,7 @@ from loaders.fold_pages import fold_corrections, parse_fold_page
 from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
-from loaders.log import parse_log
+from loaders.log import entry_day, parse_log
 from loaders.log_segments import (
     LogState,
     SegmentIndex,
@@ -461,22 +461,37 @@ def _provenance_affected(entries: list[LogEntry], history: LogHistory,
     """Of `files` (the pages not parsed anyway), those whose facts may now be introduced by
     another entry: those the log's new, changed and removed entries touch, those citing their
     block ids (`^id`), claim ledgers (their claims are about other pages, and entries may
-    name a claim by its id), and fold pages (which entries they fold depends on the entries
-    of their range). On a first ingest every entry is new and no file is left to check: the
-    citations of ~1,000 block ids searched in 100k pages took half a minute."""
+    name a claim by its id), and fold pages whose range holds the day of such an entry (which
+    entries a fold folds is counted among the entries of its range). On a first ingest every
+    entry is new and no file is left to check: the citations of ~1,000 block ids searched in
+    100k pages took half a minute."""
     gone, fresh = changed_entries(history.entry_signatures(), entries)
     if not gone and not fresh:
         return set()
     pages, blocks = history.entries_reach(gone) if gone else (set(), set())
     pages |= touched(fresh)
-    pages |= {f.header.key for f in files
-              if f.rel.endswith(".json") or f.header.kind is PageKind.FOLD}
+    pages |= {f.header.key for f in files if f.rel.endswith(".json")}
+    days = {e.date for e in fresh} | {day for key in gone if (day := entry_day(key))}
+    pages |= {f.header.key for f in files if f.header.kind is PageKind.FOLD
+              and _folds_over(f, days)}
     blocks |= {b for e in fresh for b in e.block_ids}
     if blocks:  # rare: read every page for them
         cited = [f"^{b}" for b in blocks]
         pages |= {f.header.key for f in files
                   if (text := text_of(f)) is not None and any(c in text for c in cited)}
     return pages
+
+
+def _folds_over(f: VaultFile, days: set[dt.date]) -> bool:
+    """Whether the fold page `f` covers one of `days` (or does not say what it covers)."""
+    problems: list[Problem] = []
+    hydrate(f, problems)
+    if problems:
+        return True
+    fold, _ = parse_fold_page(_page(f), f.content[1])
+    if fold is None or fold.range_from is None or fold.range_to is None:
+        return True
+    return any(fold.range_from <= day <= fold.range_to for day in days)
 
 
 def _parsed_chunks(plan: _Plan, options: LoadOptions,

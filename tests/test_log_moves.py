@@ -16,8 +16,7 @@ import pytest
 from graph.ingest import ingest
 from loaders.log_segments import LogState, reusable, segment_prints
 from loaders.records import LogEntry, LogTouch, TouchRole
-from tests import db as test_db
-from tests.graph_dump import diff, dump
+from tests.log_edits import add_on_top, equals_clean, log_of
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE, S
 
 LOG_FACTS = (
@@ -32,23 +31,6 @@ def vault(tmp_path: Path) -> Path:
     out = tmp_path / "vault"
     shutil.copytree(SHARED_EXAMPLE, out)
     return out
-
-
-def _log(vault: Path) -> Path:
-    return vault / "wiki" / "log.md"
-
-
-def _add_on_top(vault: Path, entry: str) -> None:
-    log = _log(vault)
-    head, first, rest = log.read_text(encoding="utf-8").partition("\n## [")
-    log.write_text(f"{head}\n{entry}{first}{rest}", encoding="utf-8")
-
-
-def _equals_clean(driver: neo4j.Driver, database: str, vault: Path) -> None:
-    incremental = dump(driver, database)
-    test_db.wipe(driver, database)
-    ingest(driver, database, vault)
-    assert diff(incremental, dump(driver, database)) == []
 
 
 def _count(driver: neo4j.Driver, database: str, query: str) -> int:
@@ -82,9 +64,9 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
                     "CALL () { MATCH ()-[r {probe: true}]->() RETURN count(r) AS rels } "
                     "CALL () { MATCH (n {probe: true}) RETURN count(n) AS nodes } "
                     "RETURN rels + nodes AS n")
-    _add_on_top(vault, NEW_ENTRY)
+    add_on_top(vault, NEW_ENTRY)
     report = ingest(clean_db, neo4j_database, vault)
-    lines = _log(vault).read_text(encoding="utf-8").count("\n")
+    lines = log_of(vault).read_text(encoding="utf-8").count("\n")
     assert report.changed and lines - 40 < report.log_lines_moved < lines
     # The other 22 entries' facts stay where they are, renumbered; only the preamble's few
     # (frontmatter and navigation links) are written again. Rewritten whole, none would stay.
@@ -95,14 +77,14 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
         "MATCH (e:LogEntry {key: 'log/2026-06-22/01'}) RETURN e.line AS line",
         database_=neo4j_database)
     assert rows[0]["line"] == 26 + 1 + NEW_ENTRY.count("\n")  # `_add_on_top` adds a line
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def test_moved_claims_keep_their_conflicts(
         clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
     """A figure in an old entry that disagrees with a page: its claim moves, and the detected
     conflict lists its new id and line."""
-    log = _log(vault)
+    log = log_of(vault)
     text = log.read_text(encoding="utf-8")
     text = text.replace("- Key insight: KV キャッシュを OS",
                         "- Benchmark: [[Megatron-LM]] のスループットは 9.9 倍。\n"
@@ -116,11 +98,11 @@ def test_moved_claims_keep_their_conflicts(
                  "WHERE c.asserted_by = 'log' RETURN x.evidence AS evidence")
     before, _, _ = clean_db.execute_query(involving, database_=neo4j_database)
     assert before, "the log's figure should conflict with the page's"
-    _add_on_top(vault, NEW_ENTRY)
+    add_on_top(vault, NEW_ENTRY)
     ingest(clean_db, neo4j_database, vault)
     after, _, _ = clean_db.execute_query(involving, database_=neo4j_database)
     assert [r["evidence"] for r in after] != [r["evidence"] for r in before]
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def test_a_moved_claim_may_take_the_id_another_one_held(
@@ -132,18 +114,18 @@ def test_a_moved_claim_may_take_the_id_another_one_held(
                 f"- Pages updated: [[{S['Ray']}]]\n"
                 f"- Key insight: [[{S['Ray']}]] のスループットは 3 倍。\n\n")
 
-    _add_on_top(vault, alike(1))
-    _add_on_top(vault, alike(2))
+    add_on_top(vault, alike(1))
+    add_on_top(vault, alike(2))
     ingest(clean_db, neo4j_database, vault)
     claims = "MATCH (c:Claim) WHERE c.asserted_by = 'log' AND c.text CONTAINS 'は 3 倍' " \
         "RETURN c.line AS line ORDER BY line"
     before = [r["line"] for r in clean_db.execute_query(claims, database_=neo4j_database)[0]]
-    _add_on_top(vault, alike(3))  # five lines: each entry moves onto the next one's lines
+    add_on_top(vault, alike(3))  # five lines: each entry moves onto the next one's lines
     ingest(clean_db, neo4j_database, vault)
     after = [r["line"] for r in clean_db.execute_query(claims, database_=neo4j_database)[0]]
     assert len(before) == 2 and after[1:] == [line + 5 for line in before]
     assert after[1] == before[1]  # the upper claim now stands where the lower one stood
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def test_entries_that_swap_places_reorder_their_conflicts(
@@ -157,14 +139,14 @@ def test_entries_that_swap_places_reorder_their_conflicts(
     page = vault / "wiki" / "entities" / "Megatron-LM.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nスループットは 1.5 倍。\n",
                     encoding="utf-8")
-    _add_on_top(vault, figure(1, "9.9"))
-    _add_on_top(vault, figure(2, "8.8"))
+    add_on_top(vault, figure(1, "9.9"))
+    add_on_top(vault, figure(2, "8.8"))
     ingest(clean_db, neo4j_database, vault)
     evidence = ("MATCH (x:Contradiction {kind: 'detected'})-[:INVOLVES]->(c:Claim) "
                 "WHERE c.asserted_by = 'log' AND c.text CONTAINS 'は 8.8 倍' "
                 "RETURN x.evidence AS evidence")
     before = clean_db.execute_query(evidence, database_=neo4j_database)[0][0]["evidence"]
-    log = _log(vault)
+    log = log_of(vault)
     text = log.read_text(encoding="utf-8")
     one, two = figure(1, "9.9"), figure(2, "8.8")
     log.write_text(text.replace(two + "\n" + one, one + "\n" + two, 1), encoding="utf-8")
@@ -174,7 +156,7 @@ def test_entries_that_swap_places_reorder_their_conflicts(
         return [e.split(": ", 1)[1] for e in lines if e.startswith("log:")]
 
     assert len(of_log(before)) == 2 and of_log(after) == of_log(before)[::-1]
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def _entries(text: str) -> list[tuple[int, int]]:
@@ -213,14 +195,11 @@ def test_random_log_edits_give_the_clean_graph(
         clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
     rng = Random(20261206)
     ingest(clean_db, neo4j_database, vault)
-    log = _log(vault)
+    log = log_of(vault)
     for n in range(8):
         log.write_text(_random_edit(log.read_text(encoding="utf-8"), rng, n), encoding="utf-8")
         ingest(clean_db, neo4j_database, vault)
-        incremental = dump(clean_db, neo4j_database)
-        test_db.wipe(clean_db, neo4j_database)
-        ingest(clean_db, neo4j_database, vault)
-        assert diff(incremental, dump(clean_db, neo4j_database)) == [], f"edit {n}"
+        equals_clean(clean_db, neo4j_database, vault, f"edit {n}")
 
 
 def test_a_new_page_re_parses_the_entries_that_name_it(
@@ -230,13 +209,13 @@ def test_a_new_page_re_parses_the_entries_that_name_it(
     ingest(clean_db, neo4j_database, vault)
     (vault / "wiki" / "entities" / "Alpa.md").write_text(
         "---\ntype: entity\nentity_type: product\ntitle: Alpa\n---\n# Alpa\n", encoding="utf-8")
-    _add_on_top(vault, NEW_ENTRY)
+    add_on_top(vault, NEW_ENTRY)
     ingest(clean_db, neo4j_database, vault)
     rows, _, _ = clean_db.execute_query(
         "MATCH (:LogEntry {key: 'log/2026-06-22/01'})-[t:TOUCHES]->(n) WHERE t.role = 'deferred' "
         "RETURN labels(n) AS labels", database_=neo4j_database)
     assert [r["labels"] for r in rows] == [["Page", "Product"]]
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 POOL = (
@@ -279,17 +258,14 @@ def test_fuzzed_logs_give_the_clean_graph(
     pages = sorted(p.stem for p in (vault / "wiki").rglob("*.md"))[:40]
     rng = Random(which)
     ingest(clean_db, neo4j_database, vault)
-    log = _log(vault)
+    log = log_of(vault)
     for n in range(10):
         lines = log.read_text(encoding="utf-8").split("\n")
         for _ in range(rng.randrange(1, 4)):
             lines = _fuzz(lines, rng, n, pages)
         log.write_text("\n".join(lines), encoding="utf-8")
         ingest(clean_db, neo4j_database, vault)
-        incremental = dump(clean_db, neo4j_database)
-        test_db.wipe(clean_db, neo4j_database)
-        ingest(clean_db, neo4j_database, vault)
-        assert diff(incremental, dump(clean_db, neo4j_database)) == [], f"edit {n}"
+        equals_clean(clean_db, neo4j_database, vault, f"edit {n}")
 
 
 def test_a_graph_without_prints_rewrites_the_log(
@@ -299,12 +275,12 @@ def test_a_graph_without_prints_rewrites_the_log(
     ingest(clean_db, neo4j_database, vault)
     clean_db.execute_query("MATCH (e:LogEntry) REMOVE e.segment_print", database_=neo4j_database)
     clean_db.execute_query(PROBE, database_=neo4j_database)
-    _add_on_top(vault, NEW_ENTRY)
+    add_on_top(vault, NEW_ENTRY)
     ingest(clean_db, neo4j_database, vault)
     assert _count(clean_db, neo4j_database, PROBED) == 0  # every fact written again
     assert _count(clean_db, neo4j_database, "MATCH (e:LogEntry) WHERE e.segment_print IS NOT "
                   "NULL RETURN count(e) AS n") == 23
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def _entry(line: int, page: str | None = "A", style: str = "heading") -> LogEntry:

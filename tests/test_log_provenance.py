@@ -15,8 +15,7 @@ import pytest
 from graph.ingest import ingest
 from loaders.provenance import changed_entries, newest_mentions
 from loaders.records import LogEntry, LogTouch, TouchRole
-from tests import db as test_db
-from tests.graph_dump import diff, dump
+from tests.log_edits import add_on_top, equals_clean
 from tests.vaults import SHARED_EXAMPLE, S
 
 PIPEDREAM = "@2019__SOSP__PipeDream Generalized Pipeline Parallelism for DNN Training"
@@ -27,19 +26,6 @@ def vault(tmp_path: Path) -> Path:
     out = tmp_path / "vault"
     shutil.copytree(SHARED_EXAMPLE, out)
     return out
-
-
-def _add_on_top(vault: Path, entry: str) -> None:
-    log = vault / "wiki" / "log.md"
-    head, first, rest = log.read_text(encoding="utf-8").partition("\n## [")
-    log.write_text(f"{head}\n{entry}{first}{rest}", encoding="utf-8")
-
-
-def _equals_clean(driver: neo4j.Driver, database: str, vault: Path) -> None:
-    incremental = dump(driver, database)
-    test_db.wipe(driver, database)
-    ingest(driver, database, vault)
-    assert diff(incremental, dump(driver, database)) == []
 
 
 def _introduced_by(driver: neo4j.Driver, database: str) -> str | None:
@@ -53,13 +39,13 @@ def test_an_entry_touching_an_unchanged_page_re_attributes_its_facts(
         clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
     ingest(clean_db, neo4j_database, vault)
     before = _introduced_by(clean_db, neo4j_database)
-    _add_on_top(vault, "## [2026-06-23] lint | PipeDream の系譜を確認\n"
+    add_on_top(vault, "## [2026-06-23] lint | PipeDream の系譜を確認\n"
                        "- Pages updated: [[@2019__SOSP__PipeDream]]\n"
                        "- Key insight: PipeDream は GPipe の系譜 builds_on を持つ。\n")
     report = ingest(clean_db, neo4j_database, vault)
-    assert report.parsed == 4  # the log, the page it touches, the claim ledger, the fold page
+    assert report.parsed == 3  # the log, the page it touches, the claim ledger
     assert before != "log/2026-06-23/01" == _introduced_by(clean_db, neo4j_database)
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def test_a_log_whose_order_flips_renumbers_and_re_parses(
@@ -72,7 +58,20 @@ def test_a_log_whose_order_flips_renumbers_and_re_parses(
                    f"\n## [2026-12-05] ingest | X\n- Pages updated: [[{S['Ray']}]]\n",
                    encoding="utf-8")
     ingest(clean_db, neo4j_database, vault)
-    _equals_clean(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
+
+
+def test_an_entry_removed_from_a_folds_range_re_parses_the_fold(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+    """A fold page folds the entries of its range by position: when one of them goes, the
+    fold's FOLDS are read again (they named the entries of a log that is no more)."""
+    ingest(clean_db, neo4j_database, vault)
+    log = vault / "wiki" / "log.md"
+    text = log.read_text(encoding="utf-8")
+    start = text.rindex("## [2026-06-17]")  # the range's oldest: every later one moves up
+    log.write_text(text[:start] + text[text.index("## [", start + 1):], encoding="utf-8")
+    ingest(clean_db, neo4j_database, vault)
+    equals_clean(clean_db, neo4j_database, vault)
 
 
 def _entry(key: str, line: int, *pages: str) -> LogEntry:
