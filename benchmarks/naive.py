@@ -7,12 +7,12 @@ batched ingest of the same vault. Labels and types come only from the writer's a
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, LiteralString
 
 import neo4j
 
+from graph.log_update import bullet_rows
 from graph.schema import ASSERTED_TYPES
 from graph.writer import WriteStats, claim_rows, contradiction_row, page_props
 from graph.writes import KIND_LABELS
@@ -147,8 +147,7 @@ class NaiveWriter:
                 "key": e.key, "date": e.date, "op": e.op, "title": e.title, "line": e.line,
                 "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
                 "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
-                "bullets": [json.dumps({"label": b.label, "text": b.text, "line": b.line},
-                                       ensure_ascii=False) for b in e.bullets]})
+                "bullets": bullet_rows(e)})
         for e in f.log_entries:
             for t in e.touches:
                 props = {"role": t.role.value, "line": t.line, "asserted_by": page}

@@ -21,7 +21,7 @@ from graph.errors import GraphError
 from loaders.fact_ids import callout_id, claim_prefix, evidence_prefix, lint_id
 from loaders.log_segments import SegmentIndex
 from loaders.numeric import Group
-from loaders.records import LogBullet, LogSegment, PageFacts
+from loaders.records import LogEntry, LogSegment, PageFacts
 
 if TYPE_CHECKING:
     from graph.writer import GraphWriter
@@ -58,11 +58,8 @@ class LogUpdate:
         _rename(writer, w.RENAME_CONTRADICTIONS, [
             _contradiction_move(page, r)
             for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, shift=shift)])
+        writer.run(w.SHIFT_LOG_ENTRIES, page=page, shift=shift)
         index = SegmentIndex(kept)
-        writer.batched(w.SHIFT_LOG_ENTRIES, [
-            {"key": e.key, "line": e.line, "bullets": bullet_rows(e.bullets)}
-            for e in facts.log_entries
-            if (seg := index.of(e.line)) is not None and seg.start != seg.old_start])
         writer.write_log_entries(page, [e for e in facts.log_entries if index.of(e.line) is None],
                                  facts.log_segments)
         self.moved = sum(1 for d in shift if d)
@@ -106,10 +103,11 @@ def _shift(kept: list[LogSegment]) -> list[int | None]:
     return shift
 
 
-def bullet_rows(bullets: tuple[LogBullet, ...]) -> list[str]:
-    """A log entry's bullets as the graph stores them (one JSON string each)."""
-    return [json.dumps({"label": b.label, "text": b.text, "line": b.line}, ensure_ascii=False)
-            for b in bullets]
+def bullet_rows(entry: LogEntry) -> list[str]:
+    """A log entry's bullets as the graph stores them: one JSON string each, its line as an
+    offset from the entry's (so that a moved entry's bullets need no rewrite)."""
+    return [json.dumps({"label": b.label, "text": b.text, "offset": b.line - entry.line},
+                       ensure_ascii=False) for b in entry.bullets]
 
 
 def _unexpected(row: dict[str, Any]) -> GraphError:

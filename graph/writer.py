@@ -258,7 +258,7 @@ class GraphWriter:
             "seq": e.seq, "day_seq": e.day_seq, "style": e.style, "text": e.text,
             "page": page, "asserted_by": page, "block_ids": list(e.block_ids),
             "signature": e.signature, "segment_print": prints.get(e.key),
-            "bullets": bullet_rows(e.bullets),
+            "bullets": bullet_rows(e),
         })} for e in entries])
         touch_page, touch_dangling = [], []
         for e in entries:

@@ -186,9 +186,9 @@ SET_LINK_COUNTS = (
 RENAME_CONTRADICTIONS = (
     "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
     "x.line = row.line, x.evidence = row.evidence")
-SHIFT_LOG_ENTRIES = (
-    "UNWIND $rows AS row MATCH (e:LogEntry {key: row.key}) "
-    "SET e.line = row.line, e.bullets = row.bullets")
+SHIFT_LOG_ENTRIES = (  # their bullets name their lines relative to the entry's
+    "MATCH (e:LogEntry) WHERE e.page = $page WITH e, $shift[e.line] AS d WHERE d <> 0 "
+    "SET e.line = e.line + d")
 
 FOLDS = (
     "UNWIND $rows AS row MATCH (f:Page {key: row.source}) MATCH (e:LogEntry {key: row.target}) "

@@ -81,10 +81,14 @@ def context_print(page: Page, entries: EntryIndex) -> str:
     records' version, the log page's key and kind, the entries touching the log page (the
     provenance of its facts), and which entry holds each block id (contradictions citing
     one)."""
-    data = (RECORDS_VERSION, page.key, page.kind.value,
+    data = (RECORDS_VERSION, LOG_FORMAT, page.key, page.kind.value,
             [(e.key, e.signature) for e in entries.by_page.get(page.key, [])],
             sorted((block, e.key) for block, e in entries.by_block.items()))
     return hashlib.blake2b(repr(data).encode(), digest_size=16).hexdigest()
+
+
+# How the graph stores the log's facts: a graph written another way is never moved from.
+LOG_FORMAT = "bullet-offsets"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ name is cleaned and folded before lookup, and the page projection every page que
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Annotated, Any, LiteralString
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -24,6 +25,20 @@ class Row(BaseModel):
     """Base of every query result: immutable, and ignores properties it does not name."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+def stored_bullets(raw: list[str], entry_line: int | None) -> list[dict[str, Any]]:
+    """A log entry's bullets as the graph stores them (JSON strings), each with its line in
+    log.md: stored as an offset from the entry's line (`graph.log_update.bullet_rows`), or as
+    the line itself by graphs written before."""
+    out = []
+    for text in raw:
+        data = json.loads(text)
+        offset = data.pop("offset", None)
+        if offset is not None:
+            data["line"] = None if entry_line is None else entry_line + int(offset)
+        out.append(data)
+    return out
 
 
 def clean_name(text: str) -> str:

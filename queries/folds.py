@@ -7,14 +7,13 @@ recording a Fold node the way ingest records a fold page (`:Page:Fold {key: fold
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import Any, LiteralString
 
 import neo4j
 
 from loaders.text import fold_name
 from queries.base import GraphContext
-from queries.common import name_term, pages_named
+from queries.common import name_term, pages_named, stored_bullets
 from queries.fold_models import (
     BulletFacts,
     ClaimFacts,
@@ -28,6 +27,7 @@ from queries.fold_models import (
 
 _ENTRY_FIELDS: LiteralString = (
     "RETURN e.key AS key, e.date AS date, e.op AS op, e.title AS title, e.seq AS seq, "
+    "e.line AS line, "
     "coalesce(e.text, '') AS text, coalesce(e.bullets, []) AS bullets, "
     "COLLECT { MATCH (e)-[t:TOUCHES]->(n) "
     "  RETURN {role: t.role, line: t.line, key: CASE WHEN n:Page THEN n.key END, "
@@ -142,11 +142,9 @@ def _dated(row: dict[str, Any], *fields: str) -> dict[str, Any]:
 
 
 def _entry(row: dict[str, Any]) -> EntryFacts:
-    bullets = []
-    for raw in row["bullets"]:
-        data = json.loads(raw)
-        bullets.append(BulletFacts(label=str(data.get("label", "")),
-                                   text=str(data.get("text", "")), line=int(data.get("line", 0))))
+    bullets = [BulletFacts(label=str(data.get("label", "")), text=str(data.get("text", "")),
+                           line=int(data.get("line") or 0))
+               for data in stored_bullets(row["bullets"], row.get("line"))]
     touches = [TouchFacts(
         role=t["role"] or "", line=t["line"], key=t["key"], name=t["name"], kind=t["kind"],
         created=_day(t["created"]), aliases=tuple(t["aliases"]),

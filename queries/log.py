@@ -4,14 +4,13 @@ a page's history, and the entries a fold page folds."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import Any, LiteralString
 
 from pydantic import Field
 
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
-from queries.common import NeoDate, Row
+from queries.common import NeoDate, Row, stored_bullets
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 ENTRY_PROJECTION: LiteralString = (
@@ -42,7 +41,7 @@ class LogEntryRecord(Row):
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> LogEntryRecord:
         data = {k: v for k, v in row.items() if v is not None}
-        data["bullets"] = [json.loads(b) for b in data.get("bullets", [])]
+        data["bullets"] = stored_bullets(data.get("bullets", []), data.get("line"))
         return cls.model_validate(data)
 
 

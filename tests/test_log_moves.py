@@ -16,6 +16,8 @@ import pytest
 from graph.ingest import ingest
 from loaders.log_segments import LogState, reusable, segment_prints
 from loaders.records import LogEntry, LogTouch, TouchRole
+from queries.common import stored_bullets
+from queries.log import ENTRY_PROJECTION, LogEntryRecord
 from tests.log_edits import add_on_top, equals_clean, log_of
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE, S
 
@@ -74,9 +76,13 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
     assert log_facts > 200 and marked - 12 <= kept < marked
     assert _count(clean_db, neo4j_database, LOG_FACTS) > log_facts
     rows, _, _ = clean_db.execute_query(
-        "MATCH (e:LogEntry {key: 'log/2026-06-22/01'}) RETURN e.line AS line",
+        "MATCH (e:LogEntry {key: 'log/2026-06-22/01'}) RETURN " + ENTRY_PROJECTION + " AS e",
         database_=neo4j_database)
-    assert rows[0]["line"] == 26 + 1 + NEW_ENTRY.count("\n")  # `_add_on_top` adds a line
+    moved = LogEntryRecord.from_row(rows[0]["e"])
+    assert moved.line == 26 + 1 + NEW_ENTRY.count("\n")  # `add_on_top` adds a line
+    text = log_of(vault).read_text(encoding="utf-8").split("\n")
+    assert moved.bullets and all(text[b.line - 1].startswith(f"- {b.label}")
+                                 for b in moved.bullets if b.line)
     equals_clean(clean_db, neo4j_database, vault)
 
 
@@ -317,3 +323,9 @@ def test_reusable_needs_the_same_context_and_no_changed_name() -> None:
     assert reusable(now, "other", state, lines, set())[0].old_start is None
     assert reusable(now, "ctx", state, lines, {"a"})[0].old_start is None  # [[A]] is in it
     assert reusable(now, "ctx", state, lines, {"zz"})[0].old_start == 3
+
+
+def test_stored_bullets_read_offsets_and_older_lines() -> None:
+    assert stored_bullets(['{"label": "a", "text": "t", "offset": 2}',
+                           '{"label": "b", "text": "u", "line": 9}'], 40) == [
+        {"label": "a", "text": "t", "line": 42}, {"label": "b", "text": "u", "line": 9}]
