@@ -26,6 +26,8 @@ from loaders.records import LogEntry, LogSegment, PageFacts
 if TYPE_CHECKING:
     from graph.writer import GraphWriter
 
+# Past this many runs of moved lines, each fact's run is looked up by line (see `_moves`).
+MAX_RUNS = 32
 # Marks an id while its fact moves (see `_rename`); no fact id starts with it.
 MOVING = "\x00moving:"
 
@@ -46,43 +48,43 @@ class LogUpdate:
             self.groups |= writer.numeric_groups([self.page])
             writer.remove_facts([self.page])
             return facts
-        page, shift = self.page, _shift(kept)
+        page, moves = self.page, _moves(kept)
         self.groups |= {(r["subject"], r["metric"], r["unit"])
-                        for r in writer.read(w.UNKEPT_GROUPS, page=page, shift=shift)}
-        writer.run(w.DELETE_UNKEPT_RELATIONSHIPS, page=page, shift=shift)
-        writer.run(w.DELETE_UNKEPT_NODES, page=page, shift=shift)
+                        for r in writer.read(w.UNKEPT_GROUPS, page=page, **moves)}
+        writer.run(w.DELETE_UNKEPT_RELATIONSHIPS, page=page, **moves)
+        writer.run(w.DELETE_UNKEPT_NODES, page=page, **moves)
         writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page,
                    keys=[e.key for e in facts.log_entries])
-        writer.run(w.SHIFT_KEPT_RELATIONSHIPS, page=page, shift=shift)
-        self._move_claims(writer, kept, shift)
+        writer.run(w.SHIFT_KEPT_RELATIONSHIPS, page=page, **moves)
+        self._move_claims(writer, kept, moves)
         _rename(writer, w.RENAME_CONTRADICTIONS, [
             _contradiction_move(page, r)
-            for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, shift=shift)])
-        writer.run(w.SHIFT_LOG_ENTRIES, page=page, shift=shift)
+            for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, **moves)])
+        writer.run(w.SHIFT_LOG_ENTRIES, page=page, **moves)
         index = SegmentIndex(kept)
         writer.write_log_entries(page, [e for e in facts.log_entries if index.of(e.line) is None],
                                  facts.log_segments)
-        self.moved = sum(1 for d in shift if d)
+        self.moved = sum(s.end - s.start + 1 for s in kept if s.start != s.old_start)
         return facts.model_copy(update={"log_entries": (), "is_log": False})
 
     def _move_claims(self, writer: GraphWriter, kept: list[LogSegment],
-                     shift: list[int | None]) -> None:
+                     moves: dict[str, Any]) -> None:
         """Numeric claims spell their line in their id, and detected conflicts list their ids
         and `page:line` evidence in statement order: all moved, in Cypher (no claim is read
         back). Entries that change order would reorder a conflict's list: then the conflicts
         of the moved claims are derived again instead."""
         page, prefix = self.page, claim_prefix(self.page)
-        misnamed = writer.read(w.MISNAMED_CLAIMS, page=page, shift=shift, prefix=prefix)
+        misnamed = writer.read(w.MISNAMED_CLAIMS, page=page, prefix=prefix, **moves)
         if misnamed:
             raise _unexpected(misnamed[0])
         starts = [s.start for s in sorted(kept, key=lambda s: s.old_start or 0)]
         if starts == sorted(starts):
-            writer.run(w.RELIST_DETECTED, page=page, shift=shift, prefix=prefix,
-                       evidence=evidence_prefix(page))
+            writer.run(w.RELIST_DETECTED, page=page, prefix=prefix,
+                       evidence=evidence_prefix(page), **moves)
         else:
             self.groups |= {(r["subject"], r["metric"], r["unit"])
-                            for r in writer.read(w.GROUPS_MOVING, page=page, shift=shift)}
-        writer.run(w.MOVE_CLAIMS, page=page, shift=shift, prefix=prefix, moving=MOVING)
+                            for r in writer.read(w.GROUPS_MOVING, page=page, **moves)}
+        writer.run(w.MOVE_CLAIMS, page=page, prefix=prefix, moving=MOVING, **moves)
         writer.run(w.MOVED_CLAIMS_NAMED, page=page, moving=MOVING)
 
     def recount(self, writer: GraphWriter) -> None:
@@ -93,14 +95,23 @@ class LogUpdate:
                    count=len(row["dangling"]), dangling=sorted(set(row["dangling"])))
 
 
-def _shift(kept: list[LogSegment]) -> list[int | None]:
-    """By line of the old log: how far the facts on it move (None: they are deleted)."""
-    ends = [(s.old_start or 0) + s.end - s.start for s in kept]
-    shift: list[int | None] = [None] * (max(ends) + 1)
-    for seg, end in zip(kept, ends, strict=True):
+def _moves(kept: list[LogSegment]) -> dict[str, Any]:
+    """The moves as the statements take them (see `writes._delta`): runs of old lines that
+    move by one delta, or, past `MAX_RUNS` runs, the delta of each old line."""
+    runs: list[list[int]] = []
+    for seg in sorted(kept, key=lambda s: s.old_start or 0):
         old = seg.old_start or 0
-        shift[old:end + 1] = [seg.start - old] * (end + 1 - old)
-    return shift
+        delta, last = seg.start - old, old + seg.end - seg.start
+        if runs and runs[-1][1] == old - 1 and runs[-1][2] == delta:
+            runs[-1][1] = last
+        else:
+            runs.append([old, last, delta])
+    if len(runs) <= MAX_RUNS:
+        return {"runs": runs, "shift": None}
+    shift: list[int | None] = [None] * (runs[-1][1] + 1)
+    for first, last, delta in runs:
+        shift[first:last + 1] = [delta] * (last + 1 - first)
+    return {"runs": None, "shift": shift}
 
 
 def bullet_rows(entry: LogEntry) -> list[str]:

@@ -104,8 +104,16 @@ TOUCH_DANGLING = (
     "UNWIND $rows AS row MATCH (e:LogEntry {key: row.entry}) "
     "MERGE (d:Dangling {name: row.target}) CREATE (e)-[r:TOUCHES]->(d) SET r = row.props")
 # -- moving the log's facts (graph/log_update.py) ---------------------------------------------
-# `$shift[line]` is how far the fact on that line of the old log moves: null where the line's
+# `_delta(line)` is how far the fact on that line of the old log moves: null where the line's
 # segment changed or is gone (its facts are deleted and written again), 0 where it stays.
+def _delta(line: LiteralString) -> LiteralString:
+    """How far the fact on `line` of the old log moves (null: it is deleted). The moves come
+    as `$runs`, [first line, last line, delta] (an entry added on top moves the rest of the
+    log by one delta: one run), or, when they are many, as `$shift`, the delta by line."""
+    return ("CASE WHEN $shift IS NULL THEN head([run IN $runs WHERE run[0] <= " + line + " AND "
+            + line + " <= run[1] | run[2]]) ELSE $shift[" + line + "] END")
+
+
 LOG_STATE = (
     "MATCH (p:Page {key: $page}) RETURN p.log_context AS context, "
     "COLLECT { MATCH (e:LogEntry) WHERE e.page = $page "
@@ -121,16 +129,17 @@ def _every_relationship(then: LiteralString) -> LiteralString:
                      "WHERE e.page = $page " + then + " }"])
 
 
-DELETE_UNKEPT_RELATIONSHIPS = _every_relationship("AND $shift[r.line] IS NULL DELETE r")
+DELETE_UNKEPT_RELATIONSHIPS = _every_relationship("AND " + _delta("r.line") + " IS NULL DELETE r")
 SHIFT_KEPT_RELATIONSHIPS = _every_relationship(
-    "WITH r, $shift[r.line] AS d WHERE d <> 0 SET r.line = r.line + d")
+    "WITH r, " + _delta("r.line") + " AS d WHERE d <> 0 SET r.line = r.line + d")
 UNKEPT_GROUPS = (
-    "MATCH (c:Claim) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
+    "MATCH (c:Claim) WHERE c.asserted_by = $page AND " + _delta("c.line") + " IS NULL "
     "AND c.origin = 'numeric' AND c.subject IS NOT NULL AND c.metric IS NOT NULL "
     "AND c.unit IS NOT NULL AND c.value IS NOT NULL "
     "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
 DELETE_UNKEPT_NODES = (
-    "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND $shift[c.line] IS NULL "
+    "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND " + _delta("c.line")
+    + " IS NULL "
     "DETACH DELETE c")
 
 
@@ -138,14 +147,15 @@ def _moved(text: LiteralString, prefix: LiteralString) -> LiteralString:
     """`text` (`prefix` + line + `:` + rest) with its line moved by `$shift`; unchanged where
     it has no such line or the line does not move."""
     line: LiteralString = "toInteger(split(substring(" + text + ", size(" + prefix + ")), ':')[0])"
-    return ("CASE WHEN " + text + " STARTS WITH " + prefix + " AND coalesce($shift[" + line
-            + "], 0) <> 0 THEN " + prefix + " + toString(" + line + " + $shift[" + line + "]) + "
+    return ("CASE WHEN " + text + " STARTS WITH " + prefix + " AND coalesce(" + _delta(line)
+            + ", 0) <> 0 THEN " + prefix + " + toString(" + line + " + " + _delta(line) + ") + "
             "substring(" + text + ", size(" + prefix + " + toString(" + line + "))) "
             "ELSE " + text + " END")
 
 
 _MOVING_CLAIMS: LiteralString = (
-    "MATCH (c:Claim) WHERE c.asserted_by = $page WITH c, $shift[c.line] AS d WHERE d <> 0 ")
+    "MATCH (c:Claim) WHERE c.asserted_by = $page WITH c, " + _delta("c.line")
+    + " AS d WHERE d <> 0 ")
 # Moved numeric claims whose id does not spell their line as `fact_ids.claim_id` does.
 MISNAMED_CLAIMS = (
     _MOVING_CLAIMS + "AND NOT c.id STARTS WITH $prefix + toString(c.line) + ':' "
@@ -169,7 +179,7 @@ GROUPS_MOVING = (  # when the moved entries change order: their conflicts are de
     "AND c.metric IS NOT NULL AND c.unit IS NOT NULL AND c.value IS NOT NULL "
     "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
 MOVED_CONTRADICTIONS = (
-    "MATCH (x:Contradiction) WHERE x.asserted_by = $page WITH x, $shift[x.line] AS d "
+    "MATCH (x:Contradiction) WHERE x.asserted_by = $page WITH x, " + _delta("x.line") + " AS d "
     "WHERE d <> 0 RETURN x.id AS id, x.origin AS origin, x.line AS line, d, "
     "x.evidence AS evidence, x.introduced_by AS introduced_by")
 # A page's link counts, as `page_props` counts them, from what the graph holds (the log's
@@ -187,7 +197,8 @@ RENAME_CONTRADICTIONS = (
     "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
     "x.line = row.line, x.evidence = row.evidence")
 SHIFT_LOG_ENTRIES = (  # their bullets name their lines relative to the entry's
-    "MATCH (e:LogEntry) WHERE e.page = $page WITH e, $shift[e.line] AS d WHERE d <> 0 "
+    "MATCH (e:LogEntry) WHERE e.page = $page WITH e, " + _delta("e.line")
+    + " AS d WHERE d <> 0 "
     "SET e.line = e.line + d")
 
 FOLDS = (

@@ -13,6 +13,7 @@ from random import Random
 import neo4j
 import pytest
 
+from graph import log_update
 from graph.ingest import ingest
 from loaders.log_segments import LogState, reusable, segment_prints
 from loaders.records import LogEntry, LogTouch, TouchRole
@@ -197,8 +198,12 @@ def _random_edit(text: str, rng: Random, n: int) -> str:
         + text[end:]
 
 
+@pytest.mark.parametrize("max_runs", [log_update.MAX_RUNS, 0])
 def test_random_log_edits_give_the_clean_graph(
-        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path, max_runs: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also with the moves sent line by line (past `MAX_RUNS` runs) instead of as runs."""
+    monkeypatch.setattr(log_update, "MAX_RUNS", max_runs)
     rng = Random(20261206)
     ingest(clean_db, neo4j_database, vault)
     log = log_of(vault)
