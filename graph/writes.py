@@ -114,6 +114,12 @@ def _delta(line: LiteralString) -> LiteralString:
             + line + " <= run[1] | run[2]]) ELSE $shift[" + line + "] END")
 
 
+# The distinct groups of the numeric claims `c` that are compared within one (as
+# `loaders.numeric.group_of` has it).
+_GROUPS: LiteralString = (
+    "AND c.origin = 'numeric' AND c.subject IS NOT NULL AND c.metric IS NOT NULL "
+    "AND c.unit IS NOT NULL AND c.value IS NOT NULL "
+    "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
 LOG_STATE = (
     "MATCH (p:Page {key: $page}) RETURN p.log_context AS context, "
     "COLLECT { MATCH (e:LogEntry) WHERE e.page = $page "
@@ -134,9 +140,7 @@ SHIFT_KEPT_RELATIONSHIPS = _every_relationship(
     "WITH r, " + _delta("r.line") + " AS d WHERE d <> 0 SET r.line = r.line + d")
 UNKEPT_GROUPS = (
     "MATCH (c:Claim) WHERE c.asserted_by = $page AND " + _delta("c.line") + " IS NULL "
-    "AND c.origin = 'numeric' AND c.subject IS NOT NULL AND c.metric IS NOT NULL "
-    "AND c.unit IS NOT NULL AND c.value IS NOT NULL "
-    "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
+    + _GROUPS)
 DELETE_UNKEPT_NODES = (
     "MATCH (c:Claim|Contradiction) WHERE c.asserted_by = $page AND " + _delta("c.line")
     + " IS NULL "
@@ -175,9 +179,7 @@ MOVED_CLAIMS_NAMED = (
     "MATCH (c:Claim) WHERE c.asserted_by = $page AND c.id STARTS WITH $moving "
     "SET c.id = substring(c.id, size($moving))")
 GROUPS_MOVING = (  # when the moved entries change order: their conflicts are derived again
-    _MOVING_CLAIMS + "AND c.origin = 'numeric' AND c.subject IS NOT NULL "
-    "AND c.metric IS NOT NULL AND c.unit IS NOT NULL AND c.value IS NOT NULL "
-    "RETURN DISTINCT c.subject AS subject, c.metric AS metric, c.unit AS unit")
+    _MOVING_CLAIMS + _GROUPS)
 MOVED_CONTRADICTIONS = (
     "MATCH (x:Contradiction) WHERE x.asserted_by = $page WITH x, " + _delta("x.line") + " AS d "
     "WHERE d <> 0 RETURN x.id AS id, x.origin AS origin, x.line AS line, d, "
@@ -243,10 +245,7 @@ _AT_POINT: LiteralString = (
     "WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
     "AND c.value = pt.value AND c.origin = 'numeric' AND c.subject IS NOT NULL "
     "AND c.metric IS NOT NULL AND c.unit IS NOT NULL ")
-NUMERIC_GROUPS_OF = (
-    "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k AND c.origin = 'numeric' "
-    "AND c.subject IS NOT NULL AND c.metric IS NOT NULL AND c.unit IS NOT NULL "
-    "AND c.value IS NOT NULL RETURN DISTINCT " + _GROUP_FIELDS)
+NUMERIC_GROUPS_OF = "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k " + _GROUPS
 # Lost a claim (a run that died between removal and derivation). INVOLVES is merged once per
 # listed claim, so a lost one shows as fewer relationships than ids: a degree read per node.
 DIRTY_DETECTED = (

@@ -174,9 +174,9 @@ class LogEntry(Record):
 
 
 class LogSegment(Record):
-    """The lines of one log entry, `start` (its heading) to `end`, and a print of them, lines
-    counted from `start` (see `loaders.log_segments`). `old_start`: the segment is unchanged
-    since the graph's log, where it started at that line; its lines were not parsed again."""
+    """The lines of one log entry, `start` (its heading) to `end`, and a print of them and of
+    the entry (see `loaders.log_segments`). `old_start`: the segment is unchanged since the
+    graph's log, where it started at that line; its lines were not parsed again."""
 
     entry: str
     start: int
