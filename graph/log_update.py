@@ -135,12 +135,12 @@ def _contradiction_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
         new_id = callout_id(page, line + delta)
     else:
         raise _unexpected(row)
-    evidence = []
+    prefix, evidence = evidence_prefix(page), []
     for text in row["evidence"] or []:
-        at, sep, rest = text.removeprefix(f"{page}:").partition(": ")
-        if not sep or not at.isdigit() or not text.startswith(f"{page}:"):
+        at, sep, rest = text.removeprefix(prefix).partition(": ")
+        if not sep or not at.isdigit() or not text.startswith(prefix):
             raise _unexpected(row)
-        evidence.append(f"{page}:{int(at) + delta}: {rest}")
+        evidence.append(f"{prefix}{int(at) + delta}: {rest}")
     return {"old": row["id"], "id": new_id, "line": line + delta, "evidence": evidence}
 
 

@@ -27,6 +27,9 @@ from loaders.provenance import EntryIndex
 from loaders.records import LogEntry, LogSegment, Page
 from loaders.text import fold_name
 
+# How the graph stores the log's facts: a graph written another way is never moved from.
+LOG_FORMAT = "bullet-offsets"
+
 
 class SegmentIndex:
     """Which of some segments a line belongs to, by the segments' first lines."""
@@ -85,10 +88,6 @@ def context_print(page: Page, entries: EntryIndex) -> str:
             [(e.key, e.signature) for e in entries.by_page.get(page.key, [])],
             sorted((block, e.key) for block, e in entries.by_block.items()))
     return hashlib.blake2b(repr(data).encode(), digest_size=16).hexdigest()
-
-
-# How the graph stores the log's facts: a graph written another way is never moved from.
-LOG_FORMAT = "bullet-offsets"
 
 
 @dataclass(frozen=True)
