@@ -12,7 +12,7 @@ from typing import Any, LiteralString
 
 import neo4j
 
-from graph.log_update import bullet_rows
+from graph.log_update import bullet_rows, touch_props
 from graph.schema import ASSERTED_TYPES
 from graph.writer import WriteStats, claim_rows, contradiction_row, page_props
 from graph.writes import KIND_LABELS
@@ -150,7 +150,7 @@ class NaiveWriter:
                 "bullets": bullet_rows(e)})
         for e in f.log_entries:
             for t in e.touches:
-                props = {"role": t.role.value, "line": t.line, "asserted_by": page}
+                props = touch_props(e, t, page)
                 if t.page:
                     self.run(TOUCH_PAGE, entry=e.key, target=t.page, props=props)
                 else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Generator
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, LiteralString
@@ -18,7 +19,7 @@ from graph.schema import ensure_schema
 from graph.writer import GraphWriter
 from graph.writes import PAGE_HASH_FIELDS
 from loaders.files import PreviousPage
-from loaders.gc_pause import cyclic_gc_paused
+from loaders.gc_pause import cyclic_gc_paused, set_aside
 from loaders.records import PageFacts, Problem
 from loaders.scan import VaultScan
 from loaders.stream import VaultStream
@@ -137,21 +138,23 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
     with ingest_lock(driver, database, on_wait=on_wait) as lease:
         writer = GraphWriter(driver, database, batch_size=batch_size)
         previous, scan = session.take(lease.before) if session is not None else (None, None)
-        if previous is None:
-            # Paused as in load_vault, but not around the writes: with it there, the 100k
-            # full ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
+        with ExitStack() as aside:
+            # Paused as in load_vault, but not around the writes: with it there, the 100k full
+            # ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
             with cyclic_gc_paused():
-                previous = _previous(writer.previous_pages())
-        stream = stream_vault(path, LoadOptions(previous=previous, force=force,
-                                                progress=progress, scan=scan, changed=changed,
-                                                log_history=writer), chunk_pages)
-        written: dict[str, PreviousPage] = {}
-        if session is not None:
-            stream.chunks = _noting(stream.chunks, written)
-        try:
-            stats = writer.write(stream)
-        finally:
-            stream.close()
+                if previous is None:
+                    previous = _previous(writer.previous_pages())
+                stream = stream_vault(path, LoadOptions(
+                    previous=previous, force=force, progress=progress, scan=scan,
+                    changed=changed, log_history=writer), chunk_pages)
+                aside.enter_context(set_aside())  # before the collector resumes: see set_aside
+            written: dict[str, PreviousPage] = {}
+            if session is not None:
+                stream.chunks = _noting(stream.chunks, written)
+            try:
+                stats = writer.write(stream)
+            finally:
+                stream.close()
         if session is not None:
             session.keep(lease.owner, _after(previous, written, stream), stream.scan)
     with translate_errors():

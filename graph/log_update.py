@@ -21,7 +21,7 @@ from graph.errors import GraphError
 from loaders.fact_ids import callout_id, claim_prefix, evidence_prefix, lint_id
 from loaders.log_segments import SegmentIndex
 from loaders.numeric import Group
-from loaders.records import LogEntry, LogSegment, PageFacts
+from loaders.records import LogEntry, LogSegment, LogTouch, PageFacts
 
 if TYPE_CHECKING:
     from graph.writer import GraphWriter
@@ -119,6 +119,12 @@ def bullet_rows(entry: LogEntry) -> list[str]:
     offset from the entry's (so that a moved entry's bullets need no rewrite)."""
     return [json.dumps({"label": b.label, "text": b.text, "offset": b.line - entry.line},
                        ensure_ascii=False) for b in entry.bullets]
+
+
+def touch_props(entry: LogEntry, touch: LogTouch, page: str) -> dict[str, Any]:
+    """A touch's properties as the graph stores them: its line as an offset from its entry's,
+    as bullets' are (a moved entry's touches need no rewrite)."""
+    return {"role": touch.role.value, "offset": touch.line - entry.line, "asserted_by": page}
 
 
 def _unexpected(row: dict[str, Any]) -> GraphError:

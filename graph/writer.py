@@ -21,7 +21,7 @@ from graph import writes as w
 from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.errors import GraphError
-from graph.log_update import LogUpdate, bullet_rows
+from graph.log_update import LogUpdate, bullet_rows, touch_props
 from graph.schema import ASSERTED_TYPES
 from loaders.log_segments import LogState
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
@@ -263,8 +263,7 @@ class GraphWriter:
         touch_page, touch_dangling = [], []
         for e in entries:
             for t in e.touches:
-                row = {"entry": e.key, "props": {"role": t.role.value, "line": t.line,
-                                                 "asserted_by": page}}
+                row = {"entry": e.key, "props": touch_props(e, t, page)}
                 if t.page:
                     touch_page.append({**row, "target": t.page})
                 else:

@@ -128,14 +128,16 @@ LOG_STATE = (
 
 def _every_relationship(then: LiteralString) -> LiteralString:
     """`then` for each relationship `r` the log asserts: one subquery per type (each an
-    index seek on `asserted_by`), and its entries' touches; one statement, one round trip."""
-    calls = ["CALL () { MATCH ()-[r:" + t + "]->() WHERE r.asserted_by = $page " + then + " }"
-             for t in ASSERTED_TYPES]
-    return " ".join([*calls, "CALL () { MATCH (e:LogEntry)-[r:TOUCHES]->() "
-                     "WHERE e.page = $page " + then + " }"])
+    index seek on `asserted_by`); one statement, one round trip. (Its entries' touches are
+    located relative to their entry: they move with it.)"""
+    return " ".join("CALL () { MATCH ()-[r:" + t + "]->() WHERE r.asserted_by = $page " + then
+                    + " }" for t in ASSERTED_TYPES)
 
 
-DELETE_UNKEPT_RELATIONSHIPS = _every_relationship("AND " + _delta("r.line") + " IS NULL DELETE r")
+DELETE_UNKEPT_RELATIONSHIPS = (
+    _every_relationship("AND " + _delta("r.line") + " IS NULL DELETE r")
+    + " CALL () { MATCH (e:LogEntry)-[r:TOUCHES]->() WHERE e.page = $page AND "
+    + _delta("e.line") + " IS NULL DELETE r }")
 SHIFT_KEPT_RELATIONSHIPS = _every_relationship(
     "WITH r, " + _delta("r.line") + " AS d WHERE d <> 0 SET r.line = r.line + d")
 UNKEPT_GROUPS = (
@@ -198,7 +200,7 @@ SET_LINK_COUNTS = (
 RENAME_CONTRADICTIONS = (
     "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
     "x.line = row.line, x.evidence = row.evidence")
-SHIFT_LOG_ENTRIES = (  # their bullets name their lines relative to the entry's
+SHIFT_LOG_ENTRIES = (  # their bullets and touches name their lines relative to the entry's
     "MATCH (e:LogEntry) WHERE e.page = $page WITH e, " + _delta("e.line")
     + " AS d WHERE d <> 0 "
     "SET e.line = e.line + d")

@@ -33,3 +33,18 @@ def keep_long_lived() -> None:
     freed by reference counting; only a reference cycle among objects alive now would be kept
     until the process ends, and the records form none."""
     gc.freeze()
+
+
+@contextmanager
+def set_aside() -> Iterator[None]:
+    """What is alive now is left out of the collector's walks until the block ends: an
+    ingest's plan (headers, name index, the log's parse: millions of objects at 100k pages,
+    made while the collector was paused) lives through the writes, and the collections that
+    walked it took 4.5 s of a 32 s edit recorded in the log at 100k. Garbage made meanwhile is
+    collected as usual. On leaving, everything frozen goes back to the collector's oldest
+    generation (a long-lived process then calls `keep_long_lived`)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -28,7 +28,7 @@ from loaders.records import LogEntry, LogSegment, Page
 from loaders.text import fold_name
 
 # How the graph stores the log's facts: a graph written another way is never moved from.
-LOG_FORMAT = "bullet-offsets"
+LOG_FORMAT = "entry-offsets"  # bullets and touches located from their entry's line
 
 
 class SegmentIndex:
@@ -59,7 +59,7 @@ def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
     opening: dict[int, str | None] = {}
     section: str | None = None
     for number, text in body_lines(list(lines), body_start, mask=False):
-        heading = HEADING.match(mask_code(text))
+        heading = HEADING.match(mask_code(text)) if text.startswith("#") else None
         if number in starts and not heading:
             opening[number] = section
         if heading:
@@ -67,10 +67,9 @@ def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
     out: list[LogSegment] = []
     for i, entry in enumerate(ordered):
         end = ordered[i + 1].line - 1 if i + 1 < len(ordered) else len(lines)
-        digest = hashlib.blake2b(digest_size=16)
-        for text in lines[entry.line - 1:end]:
-            digest.update(text.encode())
-            digest.update(b"\n")
+        # Each line and a newline, hashed as one string (the same print as line by line).
+        digest = hashlib.blake2b(("\n".join(lines[entry.line - 1:end]) + "\n").encode(),
+                                 digest_size=16)
         # Beside its text, what the entry is apart from it: its key and place in the log and
         # the pages its links resolve to (in its signature), and the section it opens in.
         digest.update(repr((entry.signature, entry.seq, opening.get(entry.line))).encode())

@@ -27,6 +27,13 @@ class Row(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
+def touch_line(touch: LiteralString, entry: LiteralString = "e") -> LiteralString:
+    """Cypher for the line in log.md of the touch `touch` of the log entry `entry`: stored as
+    an offset from the entry's line (`graph.log_update.touch_props`), or as the line itself by
+    graphs written before."""
+    return "coalesce(" + touch + ".line, " + entry + ".line + " + touch + ".offset)"
+
+
 def stored_bullets(raw: list[str], entry_line: int | None) -> list[dict[str, Any]]:
     """A log entry's bullets as the graph stores them (JSON strings), each with its line in
     log.md: stored as an offset from the entry's line (`graph.log_update.bullet_rows`), or as

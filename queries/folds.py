@@ -13,7 +13,7 @@ import neo4j
 
 from loaders.text import fold_name
 from queries.base import GraphContext
-from queries.common import name_term, pages_named, stored_bullets
+from queries.common import name_term, pages_named, stored_bullets, touch_line
 from queries.fold_models import (
     BulletFacts,
     ClaimFacts,
@@ -30,7 +30,8 @@ _ENTRY_FIELDS: LiteralString = (
     "e.line AS line, "
     "coalesce(e.text, '') AS text, coalesce(e.bullets, []) AS bullets, "
     "COLLECT { MATCH (e)-[t:TOUCHES]->(n) "
-    "  RETURN {role: t.role, line: t.line, key: CASE WHEN n:Page THEN n.key END, "
+    "  RETURN {role: t.role, line: " + touch_line("t") + ", "
+    "          key: CASE WHEN n:Page THEN n.key END, "
     "          name: coalesce(n.key, n.name), kind: n.kind, created: n.created, "
     "          aliases: coalesce(n.aliases, []), "
     "          about: COLLECT { MATCH (n)-[:ABOUT]->(c:Concept) "

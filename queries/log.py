@@ -10,7 +10,7 @@ from pydantic import Field
 
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
-from queries.common import NeoDate, Row, stored_bullets
+from queries.common import NeoDate, Row, stored_bullets, touch_line
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
 ENTRY_PROJECTION: LiteralString = (
@@ -73,14 +73,14 @@ LOG_ENTRIES: dict[bool, LiteralString] = {
 ENTRIES_BY_KEYS: LiteralString = (
     "UNWIND $keys AS k MATCH (e:LogEntry {key: k}) RETURN " + ENTRY_PROJECTION + " AS entry")
 TOUCHES: LiteralString = (
-    "UNWIND $keys AS k MATCH (:LogEntry {key: k})-[r:TOUCHES]->(t) "
-    "WITH k, r, t ORDER BY r.line, coalesce(t.key, t.name) "
-    "RETURN k AS key, collect({role: r.role, line: r.line, page: t.key, "
+    "UNWIND $keys AS k MATCH (e:LogEntry {key: k})-[r:TOUCHES]->(t) "
+    "WITH k, r, t, " + touch_line("r") + " AS line ORDER BY line, coalesce(t.key, t.name) "
+    "RETURN k AS key, collect({role: r.role, line: line, page: t.key, "
     "  name: coalesce(t.title, t.key, t.name)}) AS touches")
 PAGE_HISTORY: LiteralString = (
     "UNWIND $keys AS k MATCH (:Page {key: k})<-[r:TOUCHES]-(e:LogEntry) "
-    "WITH k, r, e ORDER BY e.seq, r.line "
-    "RETURN k AS key, collect({entry: " + ENTRY_PROJECTION + ", role: r.role, line: r.line}) "
+    "WITH k, r, e, " + touch_line("r") + " AS line ORDER BY e.seq, line "
+    "RETURN k AS key, collect({entry: " + ENTRY_PROJECTION + ", role: r.role, line: line}) "
     "AS items")
 FOLD_ENTRIES: LiteralString = (
     "UNWIND $keys AS k MATCH (:Page {key: k})-[r:FOLDS]->(e:LogEntry) "

@@ -139,6 +139,7 @@ PROPS: tuple[Prop, ...] = (
     Prop("field", VKG.field), Prop("section", VKG.section, "text"),
     Prop("markdown", VKG.markdown), Prop("position", VKG.position),
     Prop("mechanism", VKG.mechanism), Prop("linked", VKG.linked), Prop("role", VKG.role),
+    Prop("offset", VKG.lineOffset),  # a touch's line, from its log entry's
 )
 PROP_BY_NAME: dict[str, Prop] = {p.name: p for p in PROPS}
 PROP_BY_PREDICATE: dict[URIRef, Prop] = {p.predicate: p for p in PROPS}

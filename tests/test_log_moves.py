@@ -18,7 +18,7 @@ from graph.ingest import ingest
 from loaders.log_segments import LogState, reusable, segment_prints
 from loaders.records import LogEntry, LogTouch, TouchRole
 from queries.common import stored_bullets
-from queries.log import ENTRY_PROJECTION, LogEntryRecord
+from queries.log import ENTRY_PROJECTION, PAGE_HISTORY, TOUCHES, LogEntryRecord, TouchRecord
 from tests.log_edits import add_on_top, equals_clean, log_of
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE, S
 
@@ -84,6 +84,14 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
     text = log_of(vault).read_text(encoding="utf-8").split("\n")
     assert moved.bullets and all(text[b.line - 1].startswith(f"- {b.label}")
                                  for b in moved.bullets if b.line)
+    # Its touches (stored as offsets from the entry, not moved) read as their lines now.
+    rows, _, _ = clean_db.execute_query(TOUCHES, keys=[moved.key], database_=neo4j_database)
+    touches = [TouchRecord.model_validate(t) for t in rows[0]["touches"]]
+    assert touches and all(t.line and moved.line < t.line <= moved.line + len(moved.bullets)
+                           and "[[" in text[t.line - 1] for t in touches)
+    rows, _, _ = clean_db.execute_query(PAGE_HISTORY, keys=[S["SC21"]], database_=neo4j_database)
+    summary = text.index(NEW_ENTRY.split("\n")[0]) + 2  # the new entry's Summary, 1-based
+    assert [i["line"] for i in rows[0]["items"]][-1] == summary
     equals_clean(clean_db, neo4j_database, vault)
 
 
@@ -334,3 +342,15 @@ def test_stored_bullets_read_offsets_and_older_lines() -> None:
     assert stored_bullets(['{"label": "a", "text": "t", "offset": 2}',
                            '{"label": "b", "text": "u", "line": 9}'], 40) == [
         {"label": "a", "text": "t", "line": 42}, {"label": "b", "text": "u", "line": 9}]
+
+
+def test_touches_read_offsets_and_older_lines(
+        clean_db: neo4j.Driver, neo4j_database: str) -> None:
+    """A touch stores its line as an offset from its entry's; a graph written before stored
+    the line itself. Both read as the line."""
+    clean_db.execute_query(
+        "CREATE (e:LogEntry {key: 'log/x', line: 40})-[:TOUCHES {role: 'source', offset: 2}]->"
+        "(:Page {key: 'a'}), (e)-[:TOUCHES {role: 'updated', line: 9}]->(:Page {key: 'b'})",
+        database_=neo4j_database)
+    rows, _, _ = clean_db.execute_query(TOUCHES, keys=["log/x"], database_=neo4j_database)
+    assert [(t["page"], t["line"]) for t in rows[0]["touches"]] == [("b", 9), ("a", 42)]

@@ -13,7 +13,7 @@ import neo4j
 import pytest
 
 from graph.ingest import ingest
-from loaders.provenance import changed_entries, newest_mentions
+from loaders.provenance import EntryTexts, changed_entries, newest_mentions
 from loaders.records import LogEntry, LogTouch, TouchRole
 from tests.log_edits import add_on_top, equals_clean
 from tests.vaults import SHARED_EXAMPLE, S
@@ -109,4 +109,4 @@ def test_newest_mentions_is_the_newest_entry_holding_each_id() -> None:
             where = [p for p, e in enumerate(entries) if i in e.text]
             if where:
                 expected[i] = where[-1]
-        assert newest_mentions(entries, ids) == expected
+        assert newest_mentions(EntryTexts(entries), ids) == expected
