@@ -84,8 +84,13 @@ class LogUpdate:
         else:
             self.groups |= {(r["subject"], r["metric"], r["unit"])
                             for r in writer.read(w.GROUPS_MOVING, page=page, **moves)}
-        writer.run(w.MOVE_CLAIMS, page=page, prefix=prefix, moving=MOVING, **moves)
-        writer.run(w.MOVED_CLAIMS_NAMED, page=page, moving=MOVING)
+        deltas = {s.start - (s.old_start or 0) for s in kept} - {0}
+        if one_way(deltas):
+            writer.run(w.MOVE_CLAIMS_IN_ORDER[min(deltas) > 0], page=page, prefix=prefix,
+                       **moves)
+        elif deltas:
+            writer.run(w.MOVE_CLAIMS, page=page, prefix=prefix, moving=MOVING, **moves)
+            writer.run(w.MOVED_CLAIMS_NAMED, page=page, moving=MOVING)
 
     def recount(self, writer: GraphWriter) -> None:
         """The log page's link counts, from its links in the graph (the load lacks the moved
@@ -93,6 +98,12 @@ class LogUpdate:
         row = writer.read(w.LINK_COUNTS, page=self.page)[0]
         writer.run(w.SET_LINK_COUNTS, page=self.page, links=row["links"],
                    count=len(row["dangling"]), dangling=sorted(set(row["dangling"])))
+
+
+def one_way(deltas: set[int]) -> bool:
+    """Whether the moved lines all move the same way (then claims are renamed in one step,
+    `writes.MOVE_CLAIMS_IN_ORDER`; else in two, through `MOVING` ids)."""
+    return len({d > 0 for d in deltas}) == 1
 
 
 def _moves(kept: list[LogSegment]) -> dict[str, Any]:

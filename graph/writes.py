@@ -177,6 +177,12 @@ RELIST_DETECTED = (
 MOVE_CLAIMS = (
     _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id "
     "SET c.id = $moving + id, c.line = c.line + d")
+# In one step, when every claim moves the same way: renamed from the far end (the last line
+# first when they move down), each takes an id that the one beyond it has already left.
+MOVE_CLAIMS_IN_ORDER: dict[bool, LiteralString] = {
+    down: _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id "
+    "ORDER BY c.line " + ("DESC" if down else "ASC") + " SET c.id = id, c.line = c.line + d"
+    for down in (False, True)}
 MOVED_CLAIMS_NAMED = (
     "MATCH (c:Claim) WHERE c.asserted_by = $page AND c.id STARTS WITH $moving "
     "SET c.id = substring(c.id, size($moving))")

@@ -407,7 +407,7 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
     else:
         kept = tuple(f.header.key for f in unchanged)
         deleted = sorted(set(options.previous) - set(keys))
-    finder = MentionFinder(_mention_names(names.candidates, todo)) \
+    finder = MentionFinder(_mention_names(names.candidates, todo, log_file, segments)) \
         if options.mentions and todo else None
 
     def parse(f: VaultFile) -> tuple[PageFacts, list[Problem]]:
@@ -530,15 +530,26 @@ def _new_stamps(unchanged: list[VaultFile], options: LoadOptions) -> tuple[PageS
     return tuple(out)
 
 
-def _mention_names(candidates: NameCandidates, todo: list[VaultFile]) -> list[tuple[str, str]]:
+def _mention_names(candidates: NameCandidates, todo: list[VaultFile],
+                   log_file: VaultFile | None = None,
+                   segments: tuple[LogSegment, ...] = ()) -> list[tuple[str, str]]:
     """Every name, or for a small job only the names its pages could mention (the same
-    mentions, from a far smaller matcher: see `loaders.mention_filter`)."""
-    pages = [f for f in todo if not f.rel.endswith(".json")]
-    if sum(len(f.content[0]) for f in pages) > MENTION_FILTER_CHARS:
-        return candidates.names
-    texts = [unlinked(text) for f in pages
-             for _, text in body_lines(f.content[1].lines, f.content[1].body_start)]
-    possible = candidates.possible(texts)
+    mentions, from a far smaller matcher: see `loaders.mention_filter`). Of the log, only the
+    lines to be parsed count (not those of the entries whose facts move)."""
+    moved = SegmentIndex([s for s in segments if s.old_start is not None])
+    texts: list[str] = []
+    size = 0
+    for f in todo:
+        if f.rel.endswith(".json"):
+            continue
+        lines = body_lines(f.content[1].lines, f.content[1].body_start)
+        if f is log_file and moved.segments:
+            lines = [(n, text) for n, text in lines if moved.of(n) is None]
+        texts += (text for _, text in lines)
+        size += sum(len(text) for _, text in lines)
+        if size > MENTION_FILTER_CHARS:
+            return candidates.names
+    possible = candidates.possible([unlinked(text) for text in texts])
     return candidates.names if possible is None else possible
 
 

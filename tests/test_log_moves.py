@@ -120,10 +120,15 @@ def test_moved_claims_keep_their_conflicts(
     equals_clean(clean_db, neo4j_database, vault)
 
 
+@pytest.mark.parametrize("renames", ["in order", "through moving ids"])
 def test_a_moved_claim_may_take_the_id_another_one_held(
-        clean_db: neo4j.Driver, neo4j_database: str, vault: Path) -> None:
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path, renames: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Two entries alike, line for line: moved down by one entry's length, the upper one's
-    claim takes the id (page, line, subject, metric, value) the lower one's had."""
+    claim takes the id (page, line, subject, metric, value) the lower one's had. Both ways of
+    renaming (the second is taken when lines move both ways)."""
+    if renames != "in order":
+        monkeypatch.setattr(log_update, "one_way", lambda deltas: False)
     def alike(day: int) -> str:
         return (f"## [2026-07-{day:02d}] lint | 確認\n"
                 f"- Pages updated: [[{S['Ray']}]]\n"
