@@ -15,7 +15,24 @@ from queries.paging import check_first
 
 MAX_TEXT = 200
 SNIPPET_CHARS = 60
+# Bodies longer than this are not sent whole for a snippet (see `_BODY`): the log's is 17 MB
+# at 100k pages and matches most searches.
+WHOLE_BODY_CHARS = 20_000
 LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
+
+# What a hit sends of its body for the snippet: a short body whole; of a long one only a window
+# around the first of `$needles` (the text, then each of its words, lower-cased) it holds,
+# found in Cypher. The window reaches `$around` (twice the snippet's margin) beyond the match on
+# each side, or the body's end: `snippet` cuts from it what it would from the whole body.
+_BODY: LiteralString = (
+    "WITH p, score, exact, size(p.body) > $whole AS long "
+    "WITH p, score, exact, long, CASE WHEN long THEN head([n IN $needles "
+    "  WHERE toLower(p.body) CONTAINS n | size(split(toLower(p.body), n)[0])]) END AS at "
+    "WITH p, score, exact, long, at, "
+    "     CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
+    "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, "
+    "CASE WHEN NOT long THEN p.body WHEN at IS NOT NULL "
+    "     THEN substring(p.body, start_at, at - start_at + $around + $longest) END AS body ")
 
 # Lucene keeps only the best $pool hits; name matches join them (index lookup), and only the
 # $first kept rows are projected (a body is large: never read for the rest of the pool).
@@ -28,13 +45,12 @@ SEARCH: LiteralString = (
     "WITH p, sum(score) AS score, max(exact) AS exact "
     "WHERE $kinds IS NULL OR p.kind IN $kinds "
     "WITH p, score, exact ORDER BY exact DESC, score DESC, p.key LIMIT $first "
-    "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, p.body AS body "
-    "ORDER BY exact DESC, score DESC, p.key")
+    + _BODY + "ORDER BY exact DESC, score DESC, p.key")
 
 NAME_ONLY: LiteralString = (
     pages_named("$name", "p") + "WITH p WHERE $kinds IS NULL OR p.kind IN $kinds "
-    "RETURN " + PAGE_PROJECTION + " AS page, 0.0 AS score, true AS name_match, "
-    "p.body AS body ORDER BY p.key LIMIT $first")
+    "WITH p, 0.0 AS score, 1 AS exact ORDER BY p.key LIMIT $first " + _BODY
+    + "ORDER BY page.key")
 
 
 class SearchHit(Row):
@@ -66,6 +82,13 @@ def snippet(body: str | None, text: str) -> str | None:
     return None
 
 
+def _needles(text: str) -> dict[str, object]:
+    """The parameters `_BODY` cuts a long body's window with."""
+    needles = [text.lower(), *text.lower().split()]
+    return {"needles": needles, "longest": max(len(n) for n in needles),
+            "around": 2 * SNIPPET_CHARS, "whole": WHOLE_BODY_CHARS}
+
+
 def search(ctx: GraphContext, text: str, first: int = 10,
            kinds: list[PageKind] | None = None) -> list[SearchHit]:
     """The pages that best match `text`, best first."""
@@ -78,11 +101,12 @@ def search(ctx: GraphContext, text: str, first: int = 10,
     kind_values = [k.value for k in kinds] if kinds else None
     if re.search(r"\w", text):
         rows = ctx.read(SEARCH, lucene=lucene_query(text), name=name_term(folded(text)),
-                        kinds=kind_values,
-                        first=first, pool=min(1000, first * 10))
+                        kinds=kind_values, first=first, pool=min(1000, first * 10),
+                        **_needles(text))
     else:  # nothing the analyzer would index: names only
         rows = ctx.read(NAME_ONLY, name=name_term(folded(text)), kinds=kind_values,
-                        first=first)
+                        first=first, **_needles(text))
     return [SearchHit(page=PageRecord.from_row(r["page"]), score=r["score"],
-                      name_match=r["name_match"], snippet=snippet(r["body"], text))
+                      name_match=r["name_match"],
+                      snippet=snippet(r["body"], text))
             for r in rows]

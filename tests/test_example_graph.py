@@ -278,3 +278,24 @@ def test_unlinked_mentions_in_both_languages(example: IngestReport, neo4j_driver
     assert (S["SC21"], "Megatron-LM") in pairs
     # Japanese: the hot page names 並列化 concepts in prose.
     assert any(target == "テンソル並列" for _, target in pairs)
+
+
+@pytest.mark.parametrize("text", ["Key insight", "Pages updated", "ingest-paper", "訂正",
+                                  "PagedAttention", "pipeline nothing-such"])
+def test_snippets_of_long_bodies_are_cut_in_the_database_as_from_the_whole_body(
+        example: IngestReport, neo4j_driver: neo4j.Driver, neo4j_database: str, text: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long body (the log's) is not sent whole for a snippet: only a window, cut in Cypher;
+    the snippet is the one the whole body gives."""
+    from queries import search as search_module
+    from queries.base import GraphContext
+    from queries.pages import bodies
+
+    ctx = GraphContext(neo4j_driver, neo4j_database)
+    monkeypatch.setattr(search_module, "WHOLE_BODY_CHARS", 500)  # most pages are longer
+    hits = search_module.search(ctx, text)
+    whole = bodies(ctx, [h.page.key for h in hits])
+    assert hits and any(len(whole[h.page.key]) > 500 for h in hits)
+    assert [h.snippet for h in hits] == [search_module.snippet(whole[h.page.key], text)
+                                         for h in hits]
+    assert any(h.snippet for h in hits)
