@@ -15,24 +15,27 @@ from queries.paging import check_first
 
 MAX_TEXT = 200
 SNIPPET_CHARS = 60
-# Bodies longer than this are not sent whole for a snippet (see `_BODY`): the log's is 17 MB
-# at 100k pages and matches most searches.
+# A body longer than this is not sent whole for a snippet when the text occurs within its
+# first `OPENING_CHARS` (see `_BODY`): the log's is 17 MB at 100k pages, matched by most
+# searches, and took 230 ms per hit to send.
 WHOLE_BODY_CHARS = 20_000
+OPENING_CHARS = 200_000
 LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 
-# What a hit sends of its body for the snippet: a short body whole; of a long one only a window
-# around the first of `$needles` (the text, then each of its words, lower-cased) it holds,
-# found in Cypher. The window reaches `$around` (twice the snippet's margin) beyond the match on
-# each side, or the body's end: `snippet` cuts from it what it would from the whole body.
+# What a hit sends of its body for the snippet: a short body whole; of a long one, when its
+# opening holds `$needle` (the text, lower-cased), only a window around the first occurrence,
+# cut in Cypher, reaching `$around` (twice the snippet's margin) beyond it on each side or to
+# the body's end: `snippet` cuts from it what it would from the whole body. Otherwise the whole
+# body (searching all 17 MB in Cypher took longer than sending it).
 _BODY: LiteralString = (
-    "WITH p, score, exact, size(p.body) > $whole AS long "
-    "WITH p, score, exact, long, CASE WHEN long THEN head([n IN $needles "
-    "  WHERE toLower(p.body) CONTAINS n | size(split(toLower(p.body), n)[0])]) END AS at "
-    "WITH p, score, exact, long, at, "
-    "     CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
+    "WITH p, score, exact, CASE WHEN size(p.body) > $whole "
+    "     THEN toLower(substring(p.body, 0, $opening)) END AS opening "
+    "WITH p, score, exact, CASE WHEN opening CONTAINS $needle "
+    "     THEN size(split(opening, $needle)[0]) END AS at "
+    "WITH p, score, exact, at, CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
     "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, "
-    "CASE WHEN NOT long THEN p.body WHEN at IS NOT NULL "
-    "     THEN substring(p.body, start_at, at - start_at + $around + $longest) END AS body ")
+    "CASE WHEN at IS NULL THEN p.body "
+    "     ELSE substring(p.body, start_at, at - start_at + $around + size($needle)) END AS body ")
 
 # Lucene keeps only the best $pool hits; name matches join them (index lookup), and only the
 # $first kept rows are projected (a body is large: never read for the rest of the pool).
@@ -82,11 +85,12 @@ def snippet(body: str | None, text: str) -> str | None:
     return None
 
 
-def _needles(text: str) -> dict[str, object]:
-    """The parameters `_BODY` cuts a long body's window with."""
-    needles = [text.lower(), *text.lower().split()]
-    return {"needles": needles, "longest": max(len(n) for n in needles),
-            "around": 2 * SNIPPET_CHARS, "whole": WHOLE_BODY_CHARS}
+def _cut(text: str) -> dict[str, object]:
+    """The parameters `_BODY` cuts a long body's window with (none when lower-casing and
+    `snippet`'s case folding disagree on the text: then bodies are sent whole)."""
+    needle = text.lower() if text.lower() == text.casefold() else None
+    return {"needle": needle, "around": 2 * SNIPPET_CHARS, "whole": WHOLE_BODY_CHARS,
+            "opening": OPENING_CHARS}
 
 
 def search(ctx: GraphContext, text: str, first: int = 10,
@@ -102,10 +106,10 @@ def search(ctx: GraphContext, text: str, first: int = 10,
     if re.search(r"\w", text):
         rows = ctx.read(SEARCH, lucene=lucene_query(text), name=name_term(folded(text)),
                         kinds=kind_values, first=first, pool=min(1000, first * 10),
-                        **_needles(text))
+                        **_cut(text))
     else:  # nothing the analyzer would index: names only
         rows = ctx.read(NAME_ONLY, name=name_term(folded(text)), kinds=kind_values,
-                        first=first, **_needles(text))
+                        first=first, **_cut(text))
     return [SearchHit(page=PageRecord.from_row(r["page"]), score=r["score"],
                       name_match=r["name_match"],
                       snippet=snippet(r["body"], text))
