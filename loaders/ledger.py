@@ -11,6 +11,8 @@ from loaders.links import find_links
 from loaders.records import ClaimRecord, ContradictionRecord
 from loaders.resolver import NameIndex
 
+ID_FIELD = re.compile(r'"id"\s*:\s*"([^"]*)"')  # an id as written (escaped ids are not found)
+
 
 def _resolve_all(value: object, index: NameIndex, path: str) -> list[str]:
     items = value if isinstance(value, list) else [value] if value else []
@@ -33,11 +35,12 @@ def parse_ledger(text: str, path: str, index: NameIndex
     raw_claims = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(raw_claims, list):
         raise VaultError("claim ledger has no 'claims' list", path, 1)
-    lines = text.split("\n")
-
-    def line_of(claim_id: str) -> int | None:
-        pattern = re.compile(r'"id"\s*:\s*"' + re.escape(claim_id) + '"')
-        return next((n for n, t in enumerate(lines, 1) if pattern.search(t)), None)
+    # The first line each id is written on, read in one pass (534 ids searched line by line
+    # took 0.7 s at 100k pages, on every change of the log).
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), 1):
+        for match in ID_FIELD.finditer(line):
+            first_line.setdefault(match.group(1), number)
 
     claims: list[ClaimRecord] = []
     by_id: dict[str, ClaimRecord] = {}
@@ -51,7 +54,7 @@ def parse_ledger(text: str, path: str, index: NameIndex
         sources = _resolve_all(item.get("sources"), index, path)
         record = ClaimRecord(
             id=claim_id, text=str(item.get("claim") or ""), origin="ledger",
-            page=pages[0] if pages else None, line=line_of(claim_id),
+            page=pages[0] if pages else None, line=first_line.get(claim_id),
             subject=subject[0] if subject else None,
             assessment=str(item.get("assessment") or "") or None,
             pages=tuple(dict.fromkeys([*pages, *sources])))
