@@ -536,17 +536,23 @@ def _mention_names(candidates: NameCandidates, todo: list[VaultFile],
     """Every name, or for a small job only the names its pages could mention (the same
     mentions, from a far smaller matcher: see `loaders.mention_filter`). Of the log, only the
     lines to be parsed count (not those of the entries whose facts move)."""
-    moved = SegmentIndex([s for s in segments if s.old_start is not None])
+    moved = sorted((s.start, s.end) for s in segments if s.old_start is not None)
     texts: list[str] = []
     size = 0
     for f in todo:
         if f.rel.endswith(".json"):
             continue
-        lines = body_lines(f.content[1].lines, f.content[1].body_start)
-        if f is log_file and moved.segments:
-            lines = [(n, text) for n, text in lines if moved.of(n) is None]
-        texts += (text for _, text in lines)
-        size += sum(len(text) for _, text in lines)
+        if f is log_file and moved:  # the lines between moved segments (fences and code too:
+            lines = f.content[1].lines  # more text only makes more names possible)
+            at, more = f.content[1].body_start, []
+            for first, last in moved:
+                more += lines[at - 1:first - 1]
+                at = last + 1
+            more += lines[at - 1:]
+        else:
+            more = [text for _, text in body_lines(f.content[1].lines, f.content[1].body_start)]
+        texts += more
+        size += sum(map(len, more))
         if size > MENTION_FILTER_CHARS:
             return candidates.names
     possible = candidates.possible([unlinked(text) for text in texts])
