@@ -174,14 +174,14 @@ RELIST_DETECTED = (
     "x.evidence = [e IN x.evidence | " + _moved("e", "$evidence") + "]")
 # Renamed in two steps, through ids no fact has: a moved claim may take the id another one
 # still holds until it moves too.
-MOVE_CLAIMS = (
-    _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id "
-    "SET c.id = $moving + id, c.line = c.line + d")
+_RENAMED_CLAIMS: LiteralString = (  # each moving claim, its move and its new id
+    _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id ")
+MOVE_CLAIMS = _RENAMED_CLAIMS + "SET c.id = $moving + id, c.line = c.line + d"
 # In one step, when every claim moves the same way: renamed from the far end (the last line
 # first when they move down), each takes an id that the one beyond it has already left.
 MOVE_CLAIMS_IN_ORDER: dict[bool, LiteralString] = {
-    down: _MOVING_CLAIMS + "WITH c, d, " + _moved("c.id", "$prefix") + " AS id "
-    "ORDER BY c.line " + ("DESC" if down else "ASC") + " SET c.id = id, c.line = c.line + d"
+    down: _RENAMED_CLAIMS + "ORDER BY c.line " + ("DESC" if down else "ASC")
+    + " SET c.id = id, c.line = c.line + d"
     for down in (False, True)}
 MOVED_CLAIMS_NAMED = (
     "MATCH (c:Claim) WHERE c.asserted_by = $page AND c.id STARTS WITH $moving "

@@ -15,7 +15,7 @@ import pytest
 from graph.ingest import ingest
 from loaders.provenance import EntryTexts, changed_entries, newest_mentions
 from loaders.records import LogEntry, LogTouch, TouchRole
-from tests.log_edits import add_on_top, equals_clean
+from tests.log_edits import add_on_top, equals_clean, log_of
 from tests.vaults import SHARED_EXAMPLE, S
 
 PIPEDREAM = "@2019__SOSP__PipeDream Generalized Pipeline Parallelism for DNN Training"
@@ -53,7 +53,7 @@ def test_a_log_whose_order_flips_renumbers_and_re_parses(
     """A newer entry at the bottom of a newest-first log: read as oldest first now, every
     day's entries are numbered the other way."""
     ingest(clean_db, neo4j_database, vault)
-    log = vault / "wiki" / "log.md"
+    log = log_of(vault)
     log.write_text(log.read_text(encoding="utf-8") +
                    f"\n## [2026-12-05] ingest | X\n- Pages updated: [[{S['Ray']}]]\n",
                    encoding="utf-8")
@@ -66,7 +66,7 @@ def test_an_entry_removed_from_a_folds_range_re_parses_the_fold(
     """A fold page folds the entries of its range by position: when one of them goes, the
     fold's FOLDS are read again (they named the entries of a log that is no more)."""
     ingest(clean_db, neo4j_database, vault)
-    log = vault / "wiki" / "log.md"
+    log = log_of(vault)
     text = log.read_text(encoding="utf-8")
     start = text.rindex("## [2026-06-17]")  # the range's oldest: every later one moves up
     log.write_text(text[:start] + text[text.index("## [", start + 1):], encoding="utf-8")
