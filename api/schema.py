@@ -38,6 +38,7 @@ from api.fields.log import LogQueries
 from api.fields.pages import PageQueries
 from api.fields.search import SearchQueries
 from api.mutations import Mutation
+from api.plain_completion import PlainCompletionContext
 from api.types import CONCRETE_TYPES
 
 MAX_DEPTH = 12
@@ -139,6 +140,7 @@ def build_schema() -> strawberry.Schema:
         query=merge_types("Query", QUERY_GROUPS),
         mutation=Mutation,
         types=CONCRETE_TYPES,
+        execution_context_class=PlainCompletionContext,
         extensions=[
             partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
             partial(AddValidationRules, list(LIMIT_RULES)),

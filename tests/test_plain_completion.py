@@ -1,0 +1,300 @@
+"""Plain objects completed in one pass (api/plain_completion.py) give what graphql-core gives:
+the same data and the same errors (message and path) on a small schema fed good and broken
+values (a null where none may be, values a scalar refuses, a wrong object, a string for a
+list), and on every query the benchmark sends, against the example vault in a real Neo4j. And
+the pass really takes over: a list of plain objects no longer goes field by field."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from enum import Enum
+from typing import Any, NewType
+
+import pytest
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import SchemaExtension
+from strawberry.schema.config import StrawberryConfig
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from api.context import ApiContext, CountingGraphContext
+from api.plain_completion import PlainCompletionContext
+from api.schema import build_schema
+from benchmarks import query_bench
+from tests.api_server import settings_for
+from tests.db import TestDatabase
+from tests.vaults import S
+
+# -- a small schema, fed good and broken values --------------------------------------------------
+
+
+@strawberry.interface
+class Shape:
+    name: str
+
+
+@strawberry.type
+class Square(Shape):
+    side: int
+
+
+@strawberry.type
+class Circle(Shape):
+    radius: float
+    tags: list[str | None]
+
+
+@strawberry.enum
+class Color(Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+# Written as text; an empty one serializes to null (which graphql-core refuses).
+Code = NewType("Code", str)
+CONFIG = StrawberryConfig(scalar_map={Code: strawberry.scalar(
+    name="Code", serialize=lambda v: str(v) or None, parse_value=str)})
+
+
+@strawberry.type
+class Point:
+    x: int
+    code: Code
+    y: int | None
+    label: str
+    color: Color
+    day: dt.date | None
+    shapes: list[Shape]
+    near: list[Point]
+    twins: list[Point | None] | None = None
+
+    @strawberry.field
+    def double(self) -> int:
+        return self.x * 2
+
+    @strawberry.field
+    async def later(self) -> str:
+        return self.label
+
+
+@strawberry.type
+class Query:
+    points: list[Point]
+    first: Point | None
+    shape: Shape | None
+    square: Square | None = None
+
+
+def point(x: Any = 1, **changes: Any) -> Point:
+    values: dict[str, Any] = {
+        "x": x, "code": f"c{x}", "y": None if x == 1 else 7, "label": f"p{x}", "color": Color.BLUE,
+        "day": dt.date(2024, 5, 1), "shapes": [Square(name="s", side=2),
+                                               Circle(name="c", radius=1.5, tags=["a", None])],
+        "near": [], "twins": None}
+    values.update(changes)
+    return Point(**values)
+
+
+class LookAlike:
+    """Has the attributes of a Point and of a Square, is neither."""
+
+    def __init__(self) -> None:
+        self.__dict__.update(vars(point(11)), name="look", side=4)
+
+
+def good() -> Query:
+    p = point(1, near=[point(2), point(3)], twins=[point(4), None])
+    return Query(points=[p, point(5)], first=p, shape=Circle(name="o", radius=0.0, tags=[]),
+                 square=Square(name="q", side=3))
+
+
+def schemas() -> tuple[strawberry.Schema, strawberry.Schema]:
+    return (strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                              execution_context_class=PlainCompletionContext),
+            strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                              execution_context_class=StrawberryGraphQLCoreExecutionContext))
+
+
+def outcome(schema: strawberry.Schema, query: str, root: Query,
+            variables: dict[str, Any] | None = None) -> tuple[Any, list[tuple[str, Any]]]:
+    result = asyncio.run(schema.execute(query, variable_values=variables, root_value=root))
+    errors = [(e.message, e.path) for e in result.errors or []]
+    return result.data, sorted(errors, key=repr)
+
+
+EVERYTHING = """query($with: Boolean!) { points { x y label color day double later
+  shapes { __typename name ... on Square { side } ... on Circle { radius tags } }
+  near { x code label shapes { name } } twins { label } }
+  first { kind: __typename x @include(if: $with) y @skip(if: $with) alias: label }
+  shape { name ... on Circle { tags } } square { name side } }"""
+PLAIN = """{ points { x label color day shapes { __typename name ... on Square { side } }
+  near { x code label } } first { x } square { name } }"""
+
+
+def broken(case: str) -> Query:
+    root = good()
+    target = root.points[0]
+    if case == "int refuses a string":
+        target.near[1].x = "abc"  # type: ignore[assignment]
+    elif case == "null for a non-null leaf":
+        target.near[0].label = None  # type: ignore[assignment]
+    elif case == "null item in a non-null list":
+        target.near.append(None)  # type: ignore[arg-type]
+    elif case == "null item in a nullable list":
+        target.twins = [None, point(9)]
+    elif case == "a wrong object for an interface":
+        target.shapes.append(point(8))  # type: ignore[arg-type]
+    elif case == "a wrong object for a type":
+        target.near.append(Square(name="q", side=1))  # type: ignore[arg-type]
+    elif case == "a string for a list":
+        target.shapes[1].tags = "ab"  # type: ignore[attr-defined]
+    elif case == "a date refuses a number":
+        target.day = 12  # type: ignore[assignment]
+    elif case == "an enum refuses a string":
+        target.color = "green"  # type: ignore[assignment]
+    elif case == "an exception as a value":
+        target.y = ValueError("stored")  # type: ignore[assignment]
+    elif case == "an exception as a scalar that takes it":
+        target.near[0].code = ValueError("stored")  # type: ignore[assignment]
+    elif case == "a scalar serializing to null":
+        target.near[0].code = Code("")
+    elif case == "a look-alike object":
+        target.near.append(LookAlike())  # type: ignore[arg-type]
+    elif case == "a look-alike of a type with interfaces":
+        root.square = LookAlike()  # type: ignore[assignment]
+    return root
+
+
+CASES = ["good", "int refuses a string", "null for a non-null leaf",
+         "null item in a non-null list", "null item in a nullable list",
+         "a wrong object for an interface", "a wrong object for a type", "a string for a list",
+         "a date refuses a number", "an enum refuses a string", "an exception as a value",
+         "an exception as a scalar that takes it", "a scalar serializing to null",
+         "a look-alike object", "a look-alike of a type with interfaces"]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("query", [EVERYTHING, PLAIN], ids=["mixed", "plain"])
+@pytest.mark.parametrize("include", [True, False])
+def test_same_data_and_errors_as_graphql_core(case: str, query: str, include: bool) -> None:
+    plain, default = schemas()
+    root = broken(case) if case != "good" else good()
+    variables = {"with": include} if query is EVERYTHING else None
+    got = outcome(plain, query, root, variables)
+    expected = outcome(default, query, root, variables)
+    assert got == expected
+    if case == "good":
+        assert got[1] == [] and got[0]["points"][0]["x"] == 1
+    elif case in ("null item in a nullable list", "a look-alike object"):
+        assert got[1] == []  # neither is an error for graphql-core
+    elif query is EVERYTHING:
+        assert got[1], "each broken value is an error in a field the query asks for"
+
+
+class CountingFields(PlainCompletionContext):
+    """Counts graphql-core's field-by-field executions."""
+
+    calls = 0
+
+    def execute_field(self, *args: Any, **kwargs: Any) -> Any:
+        CountingFields.calls += 1
+        return super().execute_field(*args, **kwargs)
+
+
+def test_plain_objects_are_not_completed_field_by_field() -> None:
+    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                                 execution_context_class=CountingFields)
+    root = good()
+    CountingFields.calls = 0
+    data, errors = outcome(counting, PLAIN, root)
+    assert errors == [] and len(data["points"]) == 2
+    assert CountingFields.calls == 3  # `points`, `first` and `square`, and nothing below
+    CountingFields.calls = 0
+    outcome(counting, EVERYTHING, root, {"with": True})
+    # Point has resolvers (double, later): its fields go one by one; its plain children do not.
+    assert 10 < CountingFields.calls < 60
+
+
+def test_a_broken_value_in_a_plain_object_is_retried_field_by_field() -> None:
+    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                                 execution_context_class=CountingFields)
+    CountingFields.calls = 0
+    root = good()
+    root.first = point(6, near=[point(7)])
+    root.first.x = None  # type: ignore[assignment]
+    data, errors = outcome(counting, PLAIN, root)
+    assert errors == [("Cannot return null for non-nullable field Point.x.", ["first", "x"])]
+    assert data["first"] is None and data["points"][1]["label"] == "p5"
+    assert data["points"][0]["near"][0]["code"] == "c2"
+    assert CountingFields.calls == 4  # the three, and `first.x` on the retry
+
+
+class Shouting(SchemaExtension):
+    """Wraps every resolver (as graphql-core middleware): strings come out in capitals."""
+
+    def resolve(self, _next: Any, root: Any, info: Any, *args: Any, **kwargs: Any) -> Any:
+        value = _next(root, info, *args, **kwargs)
+        return value.upper() if isinstance(value, str) else value
+
+
+def test_an_extension_wrapping_resolvers_still_sees_every_field() -> None:
+    shouting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                                 extensions=[Shouting],
+                                 execution_context_class=PlainCompletionContext)
+    data, errors = outcome(shouting, PLAIN, good())
+    assert errors == [] and data["points"][0]["label"] == "P1"
+    assert data["points"][0]["near"][0]["code"] == "C2"
+
+
+# -- every benchmark query on the example vault, through both -----------------------------------
+
+
+@pytest.mark.integration
+def test_benchmark_queries_give_the_same_results(example_graph: object,
+                                                 test_database: TestDatabase) -> None:
+    import neo4j
+
+    settings = settings_for(test_database)
+    plain = build_schema()
+    default = build_schema()
+    default.execution_context_class = StrawberryGraphQLCoreExecutionContext
+    assert plain.execution_context_class is PlainCompletionContext
+    driver = neo4j.GraphDatabase.driver(test_database.uri,
+                                        auth=(test_database.user, test_database.password))
+    examples: list[tuple[str, dict[str, Any]]] = [
+        (query_bench.LINEAGE, {"k": S["FFTrainer"], "d": 3}),
+        (query_bench.LINEAGE, {"k": S["FFTrainer"], "d": 10}),
+        (query_bench.PATH, {"a": S["FFTrainer"], "b": S["GPipe"]}),
+        (query_bench.CONTRADICTIONS, {"s": None}),
+        (query_bench.CONTRADICTIONS_5, {"s": None}),
+        (query_bench.SEARCH, {"t": "パイプライン"}),
+        (query_bench.SEARCH, {"t": "ZeRO"}),
+        (query_bench.PAGES, {"f": {}}),
+        (query_bench.FOLD, {"l": 2, "d": "2026-12-31"}),
+        ("""{ pages(first: 50) { nodes { __typename key title ... on Work { year authors {
+             key } } ... on Person { affiliations { key } } } } }""", {}),
+    ]
+
+    def run(schema: strawberry.Schema, query: str, variables: dict[str, Any]) -> Any:
+        graph = CountingGraphContext(driver, test_database.database, 30.0)
+        result = asyncio.run(schema.execute(query, variables, ApiContext(graph, settings,
+                                                                         False)))
+        return result.data, [(e.message, e.path) for e in result.errors or []]
+
+    try:
+        for query, variables in examples:
+            got = run(plain, query, variables)
+            assert got == run(default, query, variables), (query, variables)
+            assert got[1] == [] and got[0] is not None, (query, got[1])
+        lineage = run(plain, query_bench.LINEAGE, {"k": S["FFTrainer"], "d": 10})[0]["lineage"]
+        assert len(lineage["nodes"]) > 5 and lineage["edges"][0]["provenance"]
+    finally:
+        driver.close()
+
+
+def test_graphql_errors_keep_their_type() -> None:
+    plain, _ = schemas()
+    root = broken("null for a non-null leaf")
+    result = asyncio.run(plain.execute(PLAIN, root_value=root))
+    assert result.errors and all(isinstance(e, GraphQLError) for e in result.errors)
