@@ -16,6 +16,7 @@ from strawberry.fastapi import BaseContext
 
 from api.errors import QueryTooComplex
 from api.ingest_sessions import IngestSessions
+from api.request_loops import may_block
 from graph.connection import read
 from graph.settings import Settings
 from queries import contradictions as contradiction_queries
@@ -48,7 +49,10 @@ class CountingGraphContext(GraphContext):
 
 
 async def in_thread(fn: Callable[..., V], *args: Any) -> V:
-    """Run a blocking query function off the event loop."""
+    """Run a blocking query function off the event loop, or in place when nothing else of the
+    request could run meanwhile (api/request_loops.py)."""
+    if may_block():
+        return fn(*args)
     return await asyncio.to_thread(fn, *args)
 
 

@@ -10,22 +10,35 @@ without this path (tests/test_plain_completion.py compares both on every benchma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, NamedTuple
 
 from graphql import (
+    DirectiveNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLAbstractType,
     GraphQLField,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLSchema,
+    ListValueNode,
+    ObjectValueNode,
+    OperationDefinitionNode,
+    ValueNode,
+    VariableNode,
+    Visitor,
     is_abstract_type,
     is_leaf_type,
     is_list_type,
     is_non_null_type,
+    visit,
 )
-from graphql.execution.collect_fields import FieldDetailsList
+from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
 from graphql.pyutils import Path, Undefined
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -52,13 +65,19 @@ class PlainField(NamedTuple):
     item_non_null: bool
     coerce: Callable[[Any], Any] | None = None
     object_type: GraphQLObjectType | None = None
-    plan: Plan | None = None
+    object_fields: tuple[PlainField, ...] | None = None
     abstract_type: GraphQLAbstractType | None = None
+    fields_by_type: Mapping[str, tuple[PlainField, ...]] | None = None
     field_def: GraphQLField | None = None
     field_details: FieldDetailsList | None = None
 
 
-Plan: TypeAlias = tuple[PlainField, ...]
+class Plan(NamedTuple):
+    """How an object of one type is completed for one selection."""
+
+    fields: tuple[PlainField, ...]  # read and coerced here
+    rest: GroupedFieldSet | None  # executed by graphql-core (resolvers, arguments); None: none
+    keys: tuple[str, ...]  # every response key, in the selection's order
 
 
 def attribute_reader(field_def: GraphQLField) -> Callable[[Any], Any] | None:
@@ -88,18 +107,30 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         # list, kept alive with the plan so that its id is not reused during the execution.
         self._plans: dict[tuple[GraphQLObjectType, int], tuple[FieldDetailsList,
                                                               Plan | None]] = {}
+        self._shared = SHARED_PLANS.of(self.schema, self.operation,
+                                       self.fragment_definitions.values())
 
     def complete_object_value(self, return_type: GraphQLObjectType,
                               field_details_list: FieldDetailsList, info: GraphQLResolveInfo[Any],
                               path: Path, result: Any, position_context: Any) -> Any:
-        plan = self._plan(return_type, field_details_list)
-        if plan is not None:
-            try:
-                return self._complete(return_type, plan, result, info, path)
-            except Exception:  # graphql-core completes it again, and reports what it finds
-                pass
-        return super().complete_object_value(return_type, field_details_list, info, path,
-                                             result, position_context)
+        plan = None if position_context is not None else self._plan(return_type,
+                                                                       field_details_list)
+        if plan is None:
+            return super().complete_object_value(return_type, field_details_list, info, path,
+                                                 result, position_context)
+        try:
+            done = self._complete(return_type, plan.fields, result, info, path)
+        except Exception:  # graphql-core completes it again, and reports what it finds
+            return super().complete_object_value(return_type, field_details_list, info, path,
+                                                 result, position_context)
+        if plan.rest is None:
+            return done
+        # The other fields as graphql-core executes an object's fields (errors, awaitables),
+        # only after the plain ones succeeded: nothing is executed twice.
+        others = self.execute_fields(return_type, result, path, plan.rest, None)
+        if self.is_awaitable(others):
+            return _merged_later(plan.keys, done, others)
+        return _merged(plan.keys, done, others)  # type: ignore[arg-type]
 
     # -- plans --------------------------------------------------------------------------------
 
@@ -107,10 +138,17 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
               ) -> Plan | None:
         key = (object_type, id(field_details_list))
         cached = self._plans.get(key)
-        if cached is None:
-            cached = self._plans[key] = (field_details_list,
-                                         self._build_plan(object_type, field_details_list))
-        return cached[1]
+        if cached is not None:
+            return cached[1]
+        shared = self._shared
+        if shared is None:
+            plan = self._build_plan(object_type, field_details_list)
+        else:
+            nodes = (object_type.name, tuple(id(d.node) for d in field_details_list))
+            plan = shared[nodes] if nodes in shared else shared.setdefault(
+                nodes, self._build_plan(object_type, field_details_list))
+        self._plans[key] = (field_details_list, plan)
+        return plan
 
     def _build_plan(self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
                     ) -> Plan | None:
@@ -120,6 +158,7 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         if defer_usages:
             return None  # @defer (not enabled in vaultkg's schema) is graphql-core's to do
         fields: list[PlainField] = []
+        rest: GroupedFieldSet = {}
         for key, details in grouped.items():
             name = details[0].node.name.value
             field_def = None if name == "__typename" else self.schema.get_field(object_type,
@@ -128,9 +167,18 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                 continue  # graphql-core leaves it out of the result too
             field = self._plain_field(key, details, field_def)
             if field is None:
-                return None
-            fields.append(field)
-        return tuple(fields)
+                rest[key] = details
+            else:
+                fields.append(field)
+        if not fields:
+            return None
+        return Plan(tuple(fields), rest or None, tuple(grouped))
+
+    def _whole_plan(self, object_type: GraphQLObjectType, details: FieldDetailsList
+                    ) -> Plan | None:
+        """The plan of a nested object, when every field of it is plain."""
+        plan = self._plan(object_type, details)
+        return plan if plan is not None and plan.rest is None else None
 
     def _plain_field(self, key: str, details: FieldDetailsList, field_def: GraphQLField | None
                      ) -> PlainField | None:
@@ -162,21 +210,25 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         if is_leaf_type(field_type):
             return field._replace(coerce=field_type.coerce_output_value)
         if isinstance(field_type, GraphQLObjectType):
-            plan = self._plan(field_type, details)
+            plan = self._whole_plan(field_type, details)
             if plan is None:
                 return None
-            return field._replace(kind=OBJECT, object_type=field_type, plan=plan)
+            return field._replace(kind=OBJECT, object_type=field_type, object_fields=plan.fields)
         if is_abstract_type(field_type):
-            # Each runtime type's plan is made when a value of it comes (of the dozen kinds
-            # of pages a lineage shows two or three).
-            return field._replace(kind=ABSTRACT, abstract_type=field_type, field_def=field_def,
-                                  field_details=details)
+            by_type: dict[str, tuple[PlainField, ...]] = {}
+            for possible in self.schema.get_possible_types(field_type):
+                whole = self._whole_plan(possible, details)
+                if whole is None:
+                    return None
+                by_type[possible.name] = whole.fields
+            return field._replace(kind=ABSTRACT, abstract_type=field_type, fields_by_type=by_type,
+                                  field_def=field_def, field_details=details)
         return None
 
     # -- completion ---------------------------------------------------------------------------
 
-    def _complete(self, object_type: GraphQLObjectType, plan: Plan, source: Any,
-                  info: GraphQLResolveInfo[Any], path: Path) -> dict[str, Any]:
+    def _complete(self, object_type: GraphQLObjectType, fields: tuple[PlainField, ...],
+                  source: Any, info: GraphQLResolveInfo[Any], path: Path) -> dict[str, Any]:
         is_type_of = object_type.is_type_of
         if is_type_of is not None:
             matches = is_type_of(source, info)
@@ -184,7 +236,7 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                 _discard(matches)
                 raise NotPlain(object_type.name)
         completed: dict[str, Any] = {}
-        for field in plan:
+        for field in fields:
             if field.kind == TYPENAME:
                 completed[field.key] = object_type.name
                 continue
@@ -219,8 +271,8 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         field_path = Path(path, field.key, parent.name)
         item_path = field_path if index is None else Path(field_path, index, None)
         if field.kind == OBJECT:
-            return self._complete(field.object_type, field.plan, value,  # type: ignore[arg-type]
-                                  info, item_path)
+            return self._complete(field.object_type, field.object_fields,  # type: ignore[arg-type]
+                                  value, info, item_path)
         # An interface or union: its runtime type, as graphql-core finds it.
         abstract = field.abstract_type
         assert abstract is not None and field.field_details is not None
@@ -234,7 +286,83 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
             raise NotPlain(field.key)
         runtime = self.ensure_valid_runtime_type(type_name, abstract, field.field_details,
                                                  field_info, value)
-        plan = self._plan(runtime, field.field_details)
-        if plan is None:
-            raise NotPlain(runtime.name)
-        return self._complete(runtime, plan, value, field_info, item_path)
+        fields = field.fields_by_type[runtime.name]  # type: ignore[index]
+        return self._complete(runtime, fields, value, field_info, item_path)
+
+
+def _merged(keys: tuple[str, ...], done: dict[str, Any], others: dict[str, Any]
+            ) -> dict[str, Any]:
+    """Both parts of an object in the selection's order."""
+    return {key: done[key] if key in done else others[key] for key in keys
+            if key in done or key in others}
+
+
+async def _merged_later(keys: tuple[str, ...], done: dict[str, Any],
+                        others: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    return _merged(keys, done, await others)
+
+
+class SharedPlans:
+    """Plans kept from one request to the next. The parser cache hands the same document to
+    every request with the same text, so a plan found for its nodes holds for the next request,
+    unless a directive takes a variable (`@include(if: $x)` selects other fields per request)
+    or a fragment takes arguments: those documents plan per request. Documents are kept alive
+    with their plans (their nodes' ids are the keys), the most recent `max_documents`."""
+
+    def __init__(self, max_documents: int = 256) -> None:
+        self.max_documents = max_documents
+        self._lock = threading.Lock()
+        self._documents: OrderedDict[tuple[int, int], tuple[object, object,
+                                                            dict[Any, Plan | None] | None]] = (
+            OrderedDict())
+
+    def of(self, schema: GraphQLSchema, operation: OperationDefinitionNode,
+           fragments: Iterable[FragmentDefinitionNode]) -> dict[Any, Plan | None] | None:
+        """The plans of this operation on this schema; None when they cannot be shared."""
+        key = (id(schema), id(operation))
+        with self._lock:
+            entry = self._documents.get(key)
+            if entry is not None:
+                self._documents.move_to_end(key)
+                return entry[2]
+        plans: dict[Any, Plan | None] | None = (
+            None if takes_variables(operation, fragments) else {})
+        with self._lock:
+            self._documents[key] = (schema, operation, plans)
+            while len(self._documents) > self.max_documents:
+                self._documents.popitem(last=False)
+        return plans
+
+
+def takes_variables(operation: OperationDefinitionNode,
+                    fragments: Iterable[FragmentDefinitionNode]) -> bool:
+    """Whether a directive of the operation takes a variable, or a fragment takes arguments:
+    then which fields are selected depends on the request."""
+    found = False
+
+    class Finder(Visitor):
+        def enter_directive(self, node: DirectiveNode, *_: Any) -> None:
+            nonlocal found
+            found = found or any(_has_variable(argument.value)
+                                 for argument in node.arguments or ())
+
+        def enter_fragment_spread(self, node: FragmentSpreadNode, *_: Any) -> None:
+            nonlocal found
+            found = found or bool(getattr(node, "arguments", None))
+
+    for node in (operation, *fragments):
+        visit(node, Finder())
+    return found
+
+
+def _has_variable(value: ValueNode) -> bool:
+    if isinstance(value, VariableNode):
+        return True
+    if isinstance(value, ListValueNode):
+        return any(_has_variable(v) for v in value.values)
+    if isinstance(value, ObjectValueNode):
+        return any(_has_variable(f.value) for f in value.fields)
+    return False
+
+
+SHARED_PLANS = SharedPlans()

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
-from collections.abc import Coroutine, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -39,6 +38,7 @@ from api.fields.pages import PageQueries
 from api.fields.search import SearchQueries
 from api.mutations import Mutation
 from api.plain_completion import PlainCompletionContext
+from api.request_loops import run_on_thread_loop
 from api.types import CONCRETE_TYPES
 
 MAX_DEPTH = 12
@@ -57,8 +57,6 @@ EXECUTOR = ThreadPoolExecutor(MAX_CONCURRENT_EXECUTIONS, thread_name_prefix="vau
 # them every request missed the cache and validated again.
 LIMIT_RULES = (QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules
                + MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules)
-T = TypeVar("T")
-_thread = threading.local()
 
 # Extension point: each group is a @strawberry.type of Query fields (use decorators.read_field).
 # To add fields (e.g. `fold(from:, to:, asOf:)`), write a group in api/fields/ and append it.
@@ -81,35 +79,6 @@ class QueryCost(SchemaExtension):
         if not isinstance(ctx, ApiContext):
             return {}
         return {"cost": {"neo4jQueries": ctx.graph.queries_run, "objects": ctx.objects}}
-
-
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    """This executor thread's event loop, made on first use and kept: `asyncio.run` per request
-    also made, and joined, a new default executor (thread start and join on every request)."""
-    loop: asyncio.AbstractEventLoop | None = getattr(_thread, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = _thread.loop = asyncio.new_event_loop()
-    return loop
-
-
-def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel tasks a request left behind (a sibling of a failed field), as `asyncio.run` did,
-    so none runs later inside another request's execution."""
-    tasks = asyncio.all_tasks(loop)
-    if not tasks:
-        return
-    for task in tasks:
-        task.cancel()
-    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-
-
-def run_on_thread_loop(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run `coroutine` to completion on this thread's own loop (executor threads only)."""
-    loop = _thread_loop()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        _cancel_leftovers(loop)
 
 
 class VaultkgSchema(strawberry.Schema):

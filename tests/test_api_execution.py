@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from strawberry.extensions.validation_cache import _get_validate_cache
 
-from api.schema import MAX_DEPTH, run_on_thread_loop, schema
+from api.context import in_thread
+from api.request_loops import run_on_thread_loop
+from api.schema import MAX_DEPTH, schema
 
 
 async def _loop_and_worker() -> tuple[int, int]:
@@ -38,6 +41,28 @@ def test_tasks_a_request_leaves_behind_are_cancelled() -> None:
     with ThreadPoolExecutor(1) as pool:
         assert pool.submit(run_on_thread_loop, leaves_a_task()).result() == "done"
     assert left[0].done() and left[0].cancelled()
+
+
+async def _read_threads(siblings: int) -> list[int]:
+    """The threads `in_thread` ran a blocking call on, for 1 + `siblings` concurrent calls."""
+    calls = [in_thread(_slow_ident) for _ in range(1 + siblings)]
+    return list(await asyncio.gather(*calls)) if siblings else [await calls[0]]
+
+
+def _slow_ident() -> int:
+    time.sleep(0.01)
+    return threading.get_ident()
+
+
+def test_a_lone_read_runs_in_place_and_concurrent_ones_on_threads() -> None:
+    with ThreadPoolExecutor(1) as pool:
+        here = pool.submit(threading.get_ident).result()
+        assert pool.submit(run_on_thread_loop, _read_threads(0)).result() == [here]
+        # Two reads of one request (two root fields, two loader batches) must not queue.
+        both = pool.submit(run_on_thread_loop, _read_threads(1)).result()
+        assert here not in both and len(set(both)) == 2
+    # Outside a request's loop (the server's own), never in place.
+    assert asyncio.run(_read_threads(0)) != [threading.get_ident()]
 
 
 def test_a_repeated_document_is_validated_once() -> None:

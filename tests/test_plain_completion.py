@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 from enum import Enum
-from typing import Any, NewType
+from typing import Any, NewType, cast
 
 import pytest
 import strawberry
-from graphql import GraphQLError
-from strawberry.extensions import SchemaExtension
+from graphql import FragmentDefinitionNode, GraphQLError, OperationDefinitionNode
+from strawberry.extensions import ParserCache, SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from api.context import ApiContext, CountingGraphContext
-from api.plain_completion import PlainCompletionContext
+from api.plain_completion import PlainCompletionContext, SharedPlans, takes_variables
 from api.schema import build_schema
 from benchmarks import query_bench
 from tests.api_server import settings_for
@@ -77,6 +78,18 @@ class Point:
     async def later(self) -> str:
         return self.label
 
+    @strawberry.field
+    def checked(self) -> int:
+        if self.label == "boom":
+            raise ValueError("boom")
+        return self.x
+
+    @strawberry.field
+    async def checked_later(self) -> str | None:
+        if self.label == "boom":
+            raise ValueError("later boom")
+        return self.label
+
 
 @strawberry.type
 class Query:
@@ -126,7 +139,8 @@ def outcome(schema: strawberry.Schema, query: str, root: Query,
 EVERYTHING = """query($with: Boolean!) { points { x y label color day double later
   shapes { __typename name ... on Square { side } ... on Circle { radius tags } }
   near { x code label shapes { name } } twins { label } }
-  first { kind: __typename x @include(if: $with) y @skip(if: $with) alias: label }
+  first { kind: __typename x @include(if: $with) checkedLater y @skip(if: $with) checked
+          alias: label twins { label checkedLater checked } }
   shape { name ... on Circle { tags } } square { name side } }"""
 PLAIN = """{ points { x label color day shapes { __typename name ... on Square { side } }
   near { x code label } } first { x } square { name } }"""
@@ -159,6 +173,10 @@ def broken(case: str) -> Query:
         target.near[0].code = ValueError("stored")  # type: ignore[assignment]
     elif case == "a scalar serializing to null":
         target.near[0].code = Code("")
+    elif case == "a resolver raises":
+        root.first = point(6, label="boom")
+    elif case == "a resolver in a list raises":
+        root.first = point(6, twins=[point(7), point(8, label="boom"), None])
     elif case == "a look-alike object":
         target.near.append(LookAlike())  # type: ignore[arg-type]
     elif case == "a look-alike of a type with interfaces":
@@ -171,7 +189,8 @@ CASES = ["good", "int refuses a string", "null for a non-null leaf",
          "a wrong object for an interface", "a wrong object for a type", "a string for a list",
          "a date refuses a number", "an enum refuses a string", "an exception as a value",
          "an exception as a scalar that takes it", "a scalar serializing to null",
-         "a look-alike object", "a look-alike of a type with interfaces"]
+         "a look-alike object", "a look-alike of a type with interfaces", "a resolver raises",
+         "a resolver in a list raises"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -184,6 +203,7 @@ def test_same_data_and_errors_as_graphql_core(case: str, query: str, include: bo
     got = outcome(plain, query, root, variables)
     expected = outcome(default, query, root, variables)
     assert got == expected
+    assert json.dumps(got[0], default=str) == json.dumps(expected[0], default=str)  # key order
     if case == "good":
         assert got[1] == [] and got[0]["points"][0]["x"] == 1
     elif case in ("null item in a nullable list", "a look-alike object"):
@@ -212,8 +232,10 @@ def test_plain_objects_are_not_completed_field_by_field() -> None:
     assert CountingFields.calls == 3  # `points`, `first` and `square`, and nothing below
     CountingFields.calls = 0
     outcome(counting, EVERYTHING, root, {"with": True})
-    # Point has resolvers (double, later): its fields go one by one; its plain children do not.
-    assert 10 < CountingFields.calls < 60
+    # Through graphql-core go only the four root fields, the resolvers (double and later of
+    # both points; checkedLater and checked of `first` and of its one twin) and `twins`, a list
+    # of objects that are not plain throughout.
+    assert CountingFields.calls == 4 + 2 * 2 + 2 + 2 + 1
 
 
 def test_a_broken_value_in_a_plain_object_is_retried_field_by_field() -> None:
@@ -285,7 +307,9 @@ def test_benchmark_queries_give_the_same_results(example_graph: object,
     try:
         for query, variables in examples:
             got = run(plain, query, variables)
-            assert got == run(default, query, variables), (query, variables)
+            expected = run(default, query, variables)
+            assert got == expected, (query, variables)
+            assert json.dumps(got[0]) == json.dumps(expected[0])  # the same order of keys
             assert got[1] == [] and got[0] is not None, (query, got[1])
         lineage = run(plain, query_bench.LINEAGE, {"k": S["FFTrainer"], "d": 10})[0]["lineage"]
         assert len(lineage["nodes"]) > 5 and lineage["edges"][0]["provenance"]
@@ -298,3 +322,74 @@ def test_graphql_errors_keep_their_type() -> None:
     root = broken("null for a non-null leaf")
     result = asyncio.run(plain.execute(PLAIN, root_value=root))
     assert result.errors and all(isinstance(e, GraphQLError) for e in result.errors)
+
+
+# -- plans shared between requests --------------------------------------------------------------
+
+
+class CountingPlans(PlainCompletionContext):
+    built = 0
+
+    def _build_plan(self, *args: Any, **kwargs: Any) -> Any:
+        CountingPlans.built += 1
+        return super()._build_plan(*args, **kwargs)
+
+
+def test_the_next_request_with_the_same_text_reuses_the_plans() -> None:
+    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                                 extensions=[ParserCache],  # one document per text, as served
+                                 execution_context_class=CountingPlans)
+    CountingPlans.built = 0
+    first = outcome(counting, PLAIN, good())
+    made = CountingPlans.built
+    assert made >= 4  # Point, its shapes (each kind), its neighbours, Square
+    second = outcome(counting, PLAIN, good())
+    assert CountingPlans.built == made and second == first
+
+
+def test_a_directive_with_a_variable_plans_per_request() -> None:
+    plain = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                              extensions=[ParserCache],  # the same document every time
+                              execution_context_class=PlainCompletionContext)
+    query = """query($v: Boolean!) { first { x @include(if: $v) label
+                                    ...Near @skip(if: $v) } }
+               fragment Near on Point { near { x } }"""
+    root = good()
+    on = outcome(plain, query, root, {"v": True})[0]["first"]
+    off = outcome(plain, query, root, {"v": False})[0]["first"]
+    assert on == {"x": 1, "label": "p1"}
+    assert off == {"label": "p1", "near": [{"x": 2}, {"x": 3}]}
+    assert outcome(plain, query, root, {"v": True})[0]["first"] == on
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("{ first { x label } }", False),
+    ("{ first { x @include(if: true) } }", False),
+    ("query($v: Boolean!) { first { x @include(if: $v) } }", True),
+    ("query($v: Boolean!) { first { ...F } } fragment F on Point { x @skip(if: $v) }", True),
+    ("query($v: Boolean!) { first { ... @include(if: $v) { x } } }", True),
+    ("query($a: String) { first { x @tag(names: [\"b\", $a]) } }", True),
+    ("query($a: String) { first { x @tag(by: {name: $a}) } }", True),
+    ("{ first { x @tag(names: [\"b\"], by: {name: \"c\"}) } }", False),
+    ("{ first { ...F(n: 1) } } fragment F($n: Int) on Point { x }", True),  # experimental
+])
+def test_which_documents_select_per_request(query: str, expected: bool) -> None:
+    from graphql import parse
+
+    document = parse(query, experimental_fragment_arguments=True)
+    operation = next(d for d in document.definitions if isinstance(d, OperationDefinitionNode))
+    fragments = [d for d in document.definitions if isinstance(d, FragmentDefinitionNode)]
+    assert takes_variables(operation, fragments) is expected
+
+
+def test_shared_plans_keep_the_latest_documents() -> None:
+    from graphql import parse
+
+    shared = SharedPlans(max_documents=2)
+    schema = schemas()[0]._schema
+    documents = [parse(f"{{ first {{ x a{i}: label }} }}") for i in range(3)]
+    operations = [cast("OperationDefinitionNode", d.definitions[0]) for d in documents]
+    tables = [shared.of(schema, op, []) for op in operations]
+    assert all(t == {} for t in tables)
+    assert shared.of(schema, operations[2], []) is tables[2]  # kept
+    assert shared.of(schema, operations[0], []) is not tables[0]  # dropped, made again
