@@ -173,6 +173,8 @@ def broken(case: str) -> Query:
         target.near[0].code = ValueError("stored")  # type: ignore[assignment]
     elif case == "a scalar serializing to null":
         target.near[0].code = Code("")
+    elif case == "null item in the root list":
+        root.points.append(None)  # type: ignore[arg-type]
     elif case == "a resolver raises":
         root.first = point(6, label="boom")
     elif case == "a resolver in a list raises":
@@ -190,7 +192,7 @@ CASES = ["good", "int refuses a string", "null for a non-null leaf",
          "a date refuses a number", "an enum refuses a string", "an exception as a value",
          "an exception as a scalar that takes it", "a scalar serializing to null",
          "a look-alike object", "a look-alike of a type with interfaces", "a resolver raises",
-         "a resolver in a list raises"]
+         "a resolver in a list raises", "null item in the root list"]
 
 
 @pytest.mark.parametrize("case", CASES)
