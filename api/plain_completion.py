@@ -1,12 +1,15 @@
 """Plain objects completed in one pass. graphql-core completes each field of each object on its
 own (a resolve info, a path, the type dispatch: ~5 µs a field), so a lineage of depth 10 (3,600
-fields) spent more time there than in Neo4j. An object whose selected fields are all plain
-(strawberry's attribute fields: no resolver, arguments or extensions; of scalar, enum or again
-plain object types) is completed here by reading its attributes and coercing the leaves.
-Anything else goes through graphql-core, and so does any object whose plain completion meets
-something unusual (a null where none may be, a value a scalar refuses, a wrong type): it is
-then completed again by graphql-core from the start, so results and errors are the same as
-without this path (tests/test_plain_completion.py compares both on every benchmark query)."""
+fields) spent more time there than in Neo4j. A field is plain when strawberry resolves it as
+the source's attribute (no resolver, arguments or extensions) and its type is a scalar, an enum,
+or an object (or interface) whose selected fields are all plain, or a list of these. An
+object's plain fields are read and coerced here, in one pass; graphql-core executes the others
+(resolvers, arguments) afterwards, as it would have; a list of wholly plain objects is done in
+one pass too. Whatever meets something unusual (a null where none may be, a value a scalar
+refuses, a wrong type) is completed again by graphql-core from the start, before any of its
+other fields ran, so results and errors are the same as without this path
+(tests/test_plain_completion.py compares both, also on every benchmark query). Plans (which
+fields are plain) are kept between requests of the same document (`SharedPlans`)."""
 
 from __future__ import annotations
 
