@@ -71,6 +71,11 @@ class ContradictionRecord(Row):
     claims: list[ClaimRecord] | None = None
 
 
+# Kept here: pydantic holds parametrized models only weakly, so the collector freed this
+# class between requests and every call built it again (~0.3 ms; queries/paging.py).
+ContradictionSlice = Slice[ContradictionRecord]
+
+
 def _claim(row: dict[str, Any]) -> ClaimRecord:
     return ClaimRecord.model_validate({k: v for k, v in row.items() if v is not None})
 
@@ -153,7 +158,7 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
         keys = subject_page_keys(ctx, subject)
         rows = ctx.read(LIST_QUERIES[True, with_claims], keys=keys, **filters) if keys else []
     items = [_record(r) for r in rows[:first]]
-    return Slice[ContradictionRecord](
+    return ContradictionSlice(
         items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
         has_next=len(rows) > first)
 

@@ -46,7 +46,9 @@ def decode_cursor(cursor: str, sort: str) -> tuple[Any, str]:
 
 
 class Slice(BaseModel, Generic[T]):
-    """One page of a list: items with their cursors, and whether more follow."""
+    """One page of a list: items with their cursors, and whether more follow. Pydantic keeps a
+    parametrized `Slice[X]` only weakly: a module using one keeps it (`PageSlice = ...`), or
+    each call after a garbage collection builds the class again."""
 
     items: list[T]
     cursors: list[str]
