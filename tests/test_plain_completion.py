@@ -122,11 +122,13 @@ def good() -> Query:
                  square=Square(name="q", side=3))
 
 
+def toy_schema(context: type = PlainCompletionContext, *extensions: Any) -> strawberry.Schema:
+    return strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
+                             extensions=list(extensions), execution_context_class=context)
+
+
 def schemas() -> tuple[strawberry.Schema, strawberry.Schema]:
-    return (strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                              execution_context_class=PlainCompletionContext),
-            strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                              execution_context_class=StrawberryGraphQLCoreExecutionContext))
+    return toy_schema(), toy_schema(StrawberryGraphQLCoreExecutionContext)
 
 
 def outcome(schema: strawberry.Schema, query: str, root: Query,
@@ -225,8 +227,7 @@ class CountingFields(PlainCompletionContext):
 
 
 def test_plain_objects_are_not_completed_field_by_field() -> None:
-    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                                 execution_context_class=CountingFields)
+    counting = toy_schema(CountingFields)
     root = good()
     CountingFields.calls = 0
     data, errors = outcome(counting, PLAIN, root)
@@ -241,8 +242,7 @@ def test_plain_objects_are_not_completed_field_by_field() -> None:
 
 
 def test_a_broken_value_in_a_plain_object_is_retried_field_by_field() -> None:
-    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                                 execution_context_class=CountingFields)
+    counting = toy_schema(CountingFields)
     CountingFields.calls = 0
     root = good()
     root.first = point(6, near=[point(7)])
@@ -263,9 +263,7 @@ class Shouting(SchemaExtension):
 
 
 def test_an_extension_wrapping_resolvers_still_sees_every_field() -> None:
-    shouting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                                 extensions=[Shouting],
-                                 execution_context_class=PlainCompletionContext)
+    shouting = toy_schema(PlainCompletionContext, Shouting)
     data, errors = outcome(shouting, PLAIN, good())
     assert errors == [] and data["points"][0]["label"] == "P1"
     assert data["points"][0]["near"][0]["code"] == "C2"
@@ -338,9 +336,7 @@ class CountingPlans(PlainCompletionContext):
 
 
 def test_the_next_request_with_the_same_text_reuses_the_plans() -> None:
-    counting = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                                 extensions=[ParserCache],  # one document per text, as served
-                                 execution_context_class=CountingPlans)
+    counting = toy_schema(CountingPlans, ParserCache)  # one document per text, as served
     CountingPlans.built = 0
     first = outcome(counting, PLAIN, good())
     made = CountingPlans.built
@@ -350,9 +346,7 @@ def test_the_next_request_with_the_same_text_reuses_the_plans() -> None:
 
 
 def test_a_directive_with_a_variable_plans_per_request() -> None:
-    plain = strawberry.Schema(query=Query, types=[Square, Circle], config=CONFIG,
-                              extensions=[ParserCache],  # the same document every time
-                              execution_context_class=PlainCompletionContext)
+    plain = toy_schema(PlainCompletionContext, ParserCache)  # the same document every time
     query = """query($v: Boolean!) { first { x @include(if: $v) label
                                     ...Near @skip(if: $v) } }
                fragment Near on Point { near { x } }"""
