@@ -45,8 +45,7 @@ class LogEntryRecord(Row):
         return cls.model_validate(data)
 
 
-# Kept here: pydantic holds parametrized models only weakly, so the collector freed this
-# class between requests and every call built it again (~0.3 ms; queries/paging.py).
+# Kept alive here: see `queries.paging.Slice`.
 LogEntrySlice = Slice[LogEntryRecord]
 
 

@@ -24,8 +24,7 @@ from queries.common import (
 )
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
-# Kept here: pydantic holds parametrized models only weakly, so the collector freed this
-# class between requests and every call built it again (~0.3 ms; queries/paging.py).
+# Kept alive here: see `queries.paging.Slice`.
 PageSlice = Slice[PageRecord]
 
 
