@@ -150,7 +150,7 @@ class NaiveWriter:
                 "bullets": bullet_rows(e)})
         for e in f.log_entries:
             for t in e.touches:
-                props = touch_props(e, t, page)
+                props = touch_props(t, page)
                 if t.page:
                     self.run(TOUCH_PAGE, entry=e.key, target=t.page, props=props)
                 else:

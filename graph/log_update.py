@@ -128,14 +128,14 @@ def _moves(kept: list[LogSegment]) -> dict[str, Any]:
 def bullet_rows(entry: LogEntry) -> list[str]:
     """A log entry's bullets as the graph stores them: one JSON string each, its line as an
     offset from the entry's (so that a moved entry's bullets need no rewrite)."""
-    return [json.dumps({"label": b.label, "text": b.text, "offset": b.line - entry.line},
+    return [json.dumps({"label": b.label, "text": b.text, "offset": b.offset},
                        ensure_ascii=False) for b in entry.bullets]
 
 
-def touch_props(entry: LogEntry, touch: LogTouch, page: str) -> dict[str, Any]:
+def touch_props(touch: LogTouch, page: str) -> dict[str, Any]:
     """A touch's properties as the graph stores them: its line as an offset from its entry's,
     as bullets' are (a moved entry's touches need no rewrite)."""
-    return {"role": touch.role.value, "offset": touch.line - entry.line, "asserted_by": page}
+    return {"role": touch.role.value, "offset": touch.offset, "asserted_by": page}
 
 
 def _unexpected(row: dict[str, Any]) -> GraphError:

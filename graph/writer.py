@@ -263,7 +263,7 @@ class GraphWriter:
         touch_page, touch_dangling = [], []
         for e in entries:
             for t in e.touches:
-                row = {"entry": e.key, "props": touch_props(e, t, page)}
+                row = {"entry": e.key, "props": touch_props(t, page)}
                 if t.page:
                     touch_page.append({**row, "target": t.page})
                 else:

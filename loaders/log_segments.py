@@ -14,7 +14,7 @@ lines before the first entry (the preamble) have no segment: they are always par
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -53,17 +53,7 @@ def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
     """The segment of each entry of the log whose text is `lines` (the whole file, line 1
     first; the body from `body_start`), with its print."""
     ordered = sorted(entries, key=lambda e: e.line)
-    starts = {e.line for e in ordered}
-    # The section a segment's lines are in until a heading of its own: for an entry written
-    # as a heading none, for one written as a bullet the last heading above it.
-    opening: dict[int, str | None] = {}
-    section: str | None = None
-    for number, text in body_lines(list(lines), body_start, mask=False):
-        heading = HEADING.match(mask_code(text)) if text.startswith("#") else None
-        if number in starts and not heading:
-            opening[number] = section
-        if heading:
-            section = heading.group(2).strip()
+    opening = _openings(ordered, lines, body_start)
     out: list[LogSegment] = []
     for i, entry in enumerate(ordered):
         end = ordered[i + 1].line - 1 if i + 1 < len(ordered) else len(lines)
@@ -76,6 +66,28 @@ def segment_prints(entries: Sequence[LogEntry], lines: Sequence[str],
         out.append(LogSegment(entry=entry.key, start=entry.line, end=end,
                               print=digest.hexdigest()))
     return tuple(out)
+
+
+def _openings(ordered: Sequence[LogEntry], lines: Sequence[str],
+              body_start: int) -> dict[int, str | None]:
+    """The section each entry written as a bullet opens in (the last heading above it), by its
+    line; an entry written as a heading opens none (most logs have no other kind: then the
+    body is not read)."""
+    bullets = [e.line for e in ordered if e.style != "heading"]
+    if not bullets:
+        return {}
+    headings: list[int] = []
+    sections: list[str] = []
+    for number, text in body_lines(list(lines), body_start, mask=False):
+        heading = HEADING.match(mask_code(text)) if text.startswith("#") else None
+        if heading:
+            headings.append(number)
+            sections.append(heading.group(2).strip())
+    out: dict[int, str | None] = {}
+    for line in bullets:
+        at = bisect_left(headings, line) - 1
+        out[line] = sections[at] if at >= 0 else None
+    return out
 
 
 def context_print(page: Page, entries: EntryIndex) -> str:
@@ -113,7 +125,8 @@ def reusable(segments: Sequence[LogSegment], context: str, state: LogState | Non
                 scan is not None and scan.any_in("\n".join(lines[seg.start - 1:seg.end]))):
             out.append(seg)
             continue
-        out.append(seg.model_copy(update={"old_start": old_line}))
+        out.append(LogSegment(entry=seg.entry, start=seg.start, end=seg.end, print=seg.print,
+                              old_start=old_line))  # (validating is quicker than a copy)
         taken.append((old_line, old_line + seg.end - seg.start))
     taken.sort()
     if any(a[1] >= b[0] for a, b in pairwise(taken)):

@@ -129,20 +129,22 @@ class PageRelation(Record):
 
 
 class LogBullet(Record):
-    """One `- Label: text` bullet of a log entry."""
+    """One `- Label: text` bullet of a log entry, `offset` lines below the entry's heading (so
+    that an entry moved by an edit above it is one new record, not one per bullet)."""
 
     label: str
     text: str
-    line: int
+    offset: int
 
 
 class LogTouch(Record):
-    """A page a log entry names, with the role the bullet gives it."""
+    """A page a log entry names, with the role the bullet gives it, on the line `offset` below
+    the entry's heading."""
 
     page: str | None
     name: str
     role: TouchRole
-    line: int
+    offset: int
 
 
 class LogEntry(Record):
@@ -161,6 +163,10 @@ class LogEntry(Record):
     touches: tuple[LogTouch, ...] = ()
     block_ids: tuple[str, ...] = ()
     text: str = ""
+
+    def bullet_lines(self) -> list[tuple[int, LogBullet]]:
+        """Each bullet with the line of the log it is on."""
+        return [(self.line + b.offset, b) for b in self.bullets]
 
     @cached_property
     def signature(self) -> str:

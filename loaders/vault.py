@@ -34,7 +34,7 @@ from loaders.fold_pages import fold_corrections, parse_fold_page
 from loaders.gc_pause import cyclic_gc_paused
 from loaders.ledger import parse_ledger
 from loaders.links import body_lines
-from loaders.log import entry_day, parse_log
+from loaders.log import LogParse, entry_day, parse_log
 from loaders.log_segments import (
     LogState,
     SegmentIndex,
@@ -259,11 +259,11 @@ def _new_or_edited(f: VaultFile, options: LoadOptions) -> bool:
 # headers (a long-lived process, such as `vaultkg watch`, re-uses them while no page is added,
 # removed, renamed or retitled).
 _INDEX_CACHE: dict[tuple[PageHeader, ...], tuple[NameIndex, NameCandidates]] = {}
-# The last log parse of this process, by log path and digest: its result depends only on the
-# log file and the name index, which must be the very one it was parsed with (comparing
-# 100k headers once per run is enough).
-_LOG_CACHE: dict[tuple[str, str],
-                 tuple[NameIndex, list[LogEntry], list[Problem], EntryIndex]] = {}
+# The last log parse of this process, by log path: with its digest, the parse and its entry
+# index. Its result depends only on the log file and the name index, which must be the very one
+# it was parsed with (comparing 100k headers once per run is enough); a changed log (or index)
+# is parsed again from it, which re-reads only the lines that changed (`parse_log`).
+_LOG_CACHE: dict[str, tuple[str, LogParse, EntryIndex]] = {}
 
 
 def _name_index(headers: tuple[PageHeader, ...]) -> tuple[NameIndex, NameCandidates]:
@@ -271,7 +271,7 @@ def _name_index(headers: tuple[PageHeader, ...]) -> tuple[NameIndex, NameCandida
     if hit is None:
         index = NameIndex.build(headers)
         hit = (index, NameCandidates(index.names()))
-        clear_caches()  # a log parse with the old index is stale
+        _INDEX_CACHE.clear()
         _INDEX_CACHE[headers] = hit
     return hit
 
@@ -286,16 +286,16 @@ def _log_entries(f: VaultFile, index: NameIndex,
                  problems: list[Problem]) -> tuple[list[LogEntry], list[Problem], EntryIndex]:
     """The log's entries, problems and index (from the cache when nothing they depend on
     changed)."""
-    hit = _LOG_CACHE.get((f.rel, f.digest))
-    if hit is None or hit[0] is not index:
+    hit = _LOG_CACHE.get(f.rel)
+    if hit is None or hit[0] != f.digest or hit[1].index is not index:
         hydrate(f, problems)
         _, front = f.content
         lines = body_lines(front.lines, front.body_start, mask=False)
-        entries, found = parse_log(lines, f.rel, index)
-        hit = (index, entries, found, EntryIndex(entries))
+        parsed = parse_log(lines, f.rel, index, hit[1] if hit else None)
+        hit = (f.digest, parsed, EntryIndex(parsed.entries))
         _LOG_CACHE.clear()
-        _LOG_CACHE[(f.rel, f.digest)] = hit
-    return list(hit[1]), list(hit[2]), hit[3]
+        _LOG_CACHE[f.rel] = hit
+    return list(hit[1].entries), list(hit[1].problems), hit[2]
 
 
 def _known_by_path(options: LoadOptions) -> dict[str, PreviousPage]:
@@ -645,8 +645,8 @@ def _log_claims(page: Page, entries: list[LogEntry], body: list[pp.BodyLine],
 
     by_line: dict[int, LogEntry] = {}
     for entry in entries:
-        for bullet in entry.bullets:
-            by_line[bullet.line] = entry
+        for line, _ in entry.bullet_lines():
+            by_line[line] = entry
     texts = {b.number: b.text for b in body}
     starts = sorted((e.line, e.date) for e in entries)
     lines = [line for line, _ in starts]
@@ -672,15 +672,15 @@ def _lint_corrections(page: Page, entries: list[LogEntry]) -> list[Contradiction
     """`- Correction:` bullets of lint entries: corrections the vault made (resolved)."""
     out: list[ContradictionRecord] = []
     for entry in entries:
-        for bullet in entry.bullets:
+        for line, bullet in entry.bullet_lines():
             if bullet.label.lower() not in ("correction", "corrections", "訂正"):
                 continue
             touched = tuple(dict.fromkeys(t.page for t in entry.touches
                                           if t.page and t.role.value == "updated"))
             out.append(ContradictionRecord(
-                id=lint_id(entry.key, bullet.line), kind="explicit", status="resolved",
-                origin="lint", summary=bullet.text[:300], page=page.key, line=bullet.line,
+                id=lint_id(entry.key, line), kind="explicit", status="resolved",
+                origin="lint", summary=bullet.text[:300], page=page.key, line=line,
                 subject=touched[0] if touched else None, pages=touched,
-                evidence=(f"{page.key}:{bullet.line}: - {bullet.label}: {bullet.text}",),
+                evidence=(f"{page.key}:{line}: - {bullet.label}: {bullet.text}",),
                 introduced_by=entry.key))
     return out

@@ -83,7 +83,8 @@ def test_log_both_styles_and_order() -> None:
             "", "## [2026-06-17] lint | Older", "- Pages updated: [[Patch]]",
             "## [2026-13-40] bad | Bad date", "",
             "- 2026-06-16 — tooling — setup [[Missing]]"]
-    entries, problems = parse_log(list(enumerate(text, 1)), "log.md", _index())
+    parsed = parse_log(list(enumerate(text, 1)), "log.md", _index())
+    entries, problems = parsed.entries, parsed.problems
     assert [(e.key, e.op, e.seq) for e in entries] == [
         ("log/2026-06-16/01", "tooling", 1), ("log/2026-06-17/01", "lint", 2),
         ("log/2026-06-18/01", "ingest", 3)]

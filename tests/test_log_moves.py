@@ -310,7 +310,7 @@ def test_a_graph_without_prints_rewrites_the_log(
 def _entry(line: int, page: str | None = "A", style: str = "heading") -> LogEntry:
     return LogEntry(key="log/2026-06-17/01", date=dt.date(2026, 6, 17), op="lint", title="t",
                     line=line, seq=1, day_seq=1, style=style,
-                    touches=(LogTouch(page=page, name="A", role=TouchRole.UPDATED, line=line + 1),))
+                    touches=(LogTouch(page=page, name="A", role=TouchRole.UPDATED, offset=1),))
 
 
 BODY = ["## [2026-06-17] lint | t", "- Pages updated: [[A]]"]

@@ -77,7 +77,7 @@ def test_an_entry_removed_from_a_folds_range_re_parses_the_fold(
 def _entry(key: str, line: int, *pages: str) -> LogEntry:
     return LogEntry(key=key, date=dt.date(2026, 6, 17), op="lint", title="t", line=line, seq=1,
                     day_seq=1, text="words",
-                    touches=tuple(LogTouch(page=p, name=p, role=TouchRole.UPDATED, line=line)
+                    touches=tuple(LogTouch(page=p, name=p, role=TouchRole.UPDATED, offset=0)
                                   for p in pages))
 
 
