@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from graph.schema import ASSERTED_TYPES, LINEAGE_TYPES
+from loaders.fact_ids import NUMERIC_CLAIM
 
 KIND_LABELS: dict[str, LiteralString] = {
     "Paper": ":Source:Paper", "Source": ":Source", "Person": ":Person",
@@ -247,10 +248,13 @@ _IN_GROUP: LiteralString = (
     "UNWIND $groups AS g "
     "MATCH (c:Claim {subject: g.subject, metric: g.metric, unit: g.unit}) "
     "WHERE c.origin = 'numeric' ")
-# Claims of the statement at a point (page, line, value); `c` the claim, `pt` the point.
+# Claims of the statement at a point (page, line, value); `c` the claim, `pt` the point. A
+# numeric claim's id spells its page and line (`fact_ids.claim_id`): a prefix seek on the id's
+# unique index, not a (page, line) index that every move of the log's lines would update.
 _AT_POINT: LiteralString = (
-    "MATCH (c:Claim) USING INDEX c:Claim(page, line) "
-    "WHERE c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
+    "MATCH (c:Claim) USING INDEX c:Claim(id) "
+    "WHERE c.id STARTS WITH '" + NUMERIC_CLAIM + "' + pt.page + ':' + toString(pt.line) + ':' "
+    "AND c.asserted_by = pt.page AND c.page = pt.page AND c.line = pt.line "
     "AND c.value = pt.value AND c.origin = 'numeric' AND c.subject IS NOT NULL "
     "AND c.metric IS NOT NULL AND c.unit IS NOT NULL ")
 NUMERIC_GROUPS_OF = "UNWIND $keys AS k MATCH (c:Claim) WHERE c.asserted_by = k " + _GROUPS

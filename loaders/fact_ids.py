@@ -3,6 +3,12 @@ a fact's id at its old line when it moves a log entry's facts (`graph.log_update
 
 from __future__ import annotations
 
+from typing import LiteralString
+
+# What every numeric claim's id starts with, before its page (the graph seeks the claims of
+# one statement by the prefix this makes, `claim_prefix(page)` and the line).
+NUMERIC_CLAIM: LiteralString = "num:"
+
 
 def claim_id(page: str, line: int, subject: str, metric: str, value: float) -> str:
     """A numeric claim: one per statement, line and subject. Its line follows
@@ -11,7 +17,7 @@ def claim_id(page: str, line: int, subject: str, metric: str, value: float) -> s
 
 
 def claim_prefix(page: str) -> str:
-    return f"num:{page}:"
+    return f"{NUMERIC_CLAIM}{page}:"
 
 
 def evidence_prefix(page: str) -> str:

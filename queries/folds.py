@@ -56,11 +56,11 @@ RANGE_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
     "RETURN e.key AS key ORDER BY e.seq")
 BASE_SEQ: LiteralString = "MATCH (e:LogEntry) WHERE e.date = $date RETURN min(e.seq) AS base"
-# Two index ends and the count store, not a scan of every entry (every entry has a line).
+# Two index ends and the count store, not a scan of every entry.
 LOG_FACTS: LiteralString = (
     "OPTIONAL CALL () { MATCH (e:LogEntry) WHERE e.date IS NOT NULL "
     "  RETURN e.date AS latest ORDER BY e.date DESC LIMIT 1 } "
-    "OPTIONAL CALL () { MATCH (e:LogEntry) WHERE e.page IS NOT NULL AND e.line IS NOT NULL "
+    "OPTIONAL CALL () { MATCH (e:LogEntry) WHERE e.page IS NOT NULL "
     "  RETURN e.page AS log_page ORDER BY e.page LIMIT 1 } "
     "RETURN latest, log_page, COUNT { MATCH (e:LogEntry) } AS entries")
 # A page named by its key (unique index) or by an alias (an alias is among its folded names:
@@ -92,12 +92,13 @@ CONTRADICTIONS_TOUCHING: LiteralString = (
     "CASE WHEN i IS NULL AND x.known IS NULL THEN COLLECT { MATCH (x)-[:INVOLVES]->(c:Claim) "
     "  OPTIONAL MATCH (ci:LogEntry {key: c.introduced_by}) "
     "  OPTIONAL MATCH (cp:Page {key: c.page}) "
-    "  OPTIONAL CALL (c) { MATCH (le:LogEntry {page: c.page}) WHERE le.line <= c.line "
-    "    RETURN le.date AS log_date ORDER BY le.page DESC, le.line DESC LIMIT 1 } "
+    # A claim on the log page is known since the entry above its line: ingest stores that
+    # date as its `known` (`loaders.vault._log_claims`; the log page alone has a context).
     # A list per claim, dates as ISO text: thousands of them, and the driver's date and map
     # decoding cost more than the query (see `_claim`).
-    "  RETURN [c.id, c.value, toString(ci.date), toString(log_date), toString(cp.updated), "
-    "          toString(cp.created)] } ELSE [] END AS claims "
+    "  RETURN [c.id, c.value, toString(ci.date), "
+    "          CASE WHEN cp.log_context IS NOT NULL THEN toString(c.known) END, "
+    "          toString(cp.updated), toString(cp.created)] } ELSE [] END AS claims "
     "ORDER BY id")
 FOLDS_BY_LEVEL: LiteralString = (
     "MATCH (f:Fold) WHERE $level IS NULL OR f.level = $level "
