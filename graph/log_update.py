@@ -13,6 +13,7 @@ clean ingest gives.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, LiteralString
 
@@ -40,11 +41,14 @@ class LogUpdate:
     groups: set[Group] = field(default_factory=set)  # of the numeric claims deleted
     moved: int = 0  # lines of the log whose facts moved
 
-    def apply(self, writer: GraphWriter, facts: PageFacts) -> PageFacts:
+    def apply(self, writer: GraphWriter, facts: PageFacts,
+              alongside: Callable[[], None] = lambda: None) -> PageFacts:
         """Move what stays of the log's facts and delete the rest; `facts` (those of the
-        changed and new entries and of the preamble) are left to the writer's usual path."""
+        changed and new entries and of the preamble) are left to the writer's usual path.
+        `alongside` (the write of the page itself) runs while the facts move."""
         kept = [s for s in facts.log_segments if s.old_start is not None]
         if not facts.is_log or not kept:  # the whole log was parsed: rewrite it whole
+            alongside()
             self.groups |= writer.numeric_groups([self.page])
             writer.remove_facts([self.page])
             return facts
@@ -55,17 +59,28 @@ class LogUpdate:
         writer.run(w.DELETE_UNKEPT_NODES, page=page, **moves)
         writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page,
                    keys=[e.key for e in facts.log_entries])
-        writer.run(w.SHIFT_KEPT_RELATIONSHIPS, page=page, **moves)
-        self._move_claims(writer, kept, moves)
-        _rename(writer, w.RENAME_CONTRADICTIONS, [
-            _contradiction_move(page, r)
-            for r in writer.read(w.MOVED_CONTRADICTIONS, page=page, **moves)])
-        writer.run(w.SHIFT_LOG_ENTRIES, page=page, **moves)
+        # What moves now are records of different kinds, none locking another's: relationships,
+        # claims and contradictions, entries, and the page itself. Neo4j moves them on as many
+        # cores at once (at 100k pages the three moves took 5.6 s one after another).
+        writer.concurrently(
+            lambda: writer.run(w.SHIFT_KEPT_RELATIONSHIPS, page=page, **moves),
+            lambda: self._move_statements(writer, kept, moves),
+            lambda: writer.run(w.SHIFT_LOG_ENTRIES, page=page, **moves),
+            alongside)
         index = SegmentIndex(kept)
         writer.write_log_entries(page, [e for e in facts.log_entries if index.of(e.line) is None],
                                  facts.log_segments)
         self.moved = sum(s.end - s.start + 1 for s in kept if s.start != s.old_start)
         return facts.model_copy(update={"log_entries": (), "is_log": False})
+
+    def _move_statements(self, writer: GraphWriter, kept: list[LogSegment],
+                         moves: dict[str, Any]) -> None:
+        """The moved entries' claims, then their contradictions (lint corrections, callouts),
+        whose ids and evidence spell their line."""
+        self._move_claims(writer, kept, moves)
+        _rename(writer, w.RENAME_CONTRADICTIONS, [
+            _contradiction_move(self.page, r)
+            for r in writer.read(w.MOVED_CONTRADICTIONS, page=self.page, **moves)])
 
     def _move_claims(self, writer: GraphWriter, kept: list[LogSegment],
                      moves: dict[str, Any]) -> None:

@@ -10,8 +10,10 @@ a clean run produces."""
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
@@ -75,12 +77,31 @@ class GraphWriter:
         self.database = database
         self.batch_size = batch_size
         self.stats = WriteStats()
+        self._counting = threading.Lock()  # `concurrently`'s jobs add to `stats` together
 
     def run(self, query: LiteralString, **params: Any) -> None:
         with translate_errors(), self.driver.session(database=self.database) as session:
             counters = session.execute_write(
                 lambda tx: tx.run(query, params).consume().counters)
-        self.stats.add(counters)
+        with self._counting:
+            self.stats.add(counters)
+
+    def concurrently(self, *jobs: Callable[[], None]) -> None:
+        """Run `jobs` (each its own statements, in its own sessions) at the same time, for
+        writes that touch different records: Neo4j runs them on as many cores, while this
+        process only waits. All finish before the first failure, if any, is raised."""
+        if len(jobs) < 2:
+            for job in jobs:
+                job()
+            return
+        with ThreadPoolExecutor(max_workers=len(jobs) - 1) as pool:
+            futures = [pool.submit(job) for job in jobs[1:]]
+            try:
+                jobs[0]()
+            finally:
+                wait(futures)
+        for future in futures:
+            future.result()
 
     def batched(self, query: LiteralString, rows: Sequence[Any],
                 name: str = "rows") -> None:
@@ -149,9 +170,10 @@ class GraphWriter:
         self.batched(w.ADD_PAGES, [k for k in changed if k not in have], name="keys")
         later = _Deferred(keep_claims=whole)
         for facts in load.chunks:
-            self._pages(facts)
-            if log is not None:
-                facts = [log.apply(self, f) if f.page.key == log.page else f for f in facts]
+            if log is not None and any(f.page.key == log.page for f in facts):
+                facts = self._pages_and_log(facts, log)
+            else:
+                self._pages(facts)
             self._links(facts)
             if log is not None and any(f.page.key == log.page for f in facts):
                 log.recount(self)
@@ -175,6 +197,12 @@ class GraphWriter:
         self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
                                     for st in load.stamps])
         return self.stats
+
+    def _pages_and_log(self, facts: list[PageFacts], log: LogUpdate) -> list[PageFacts]:
+        """The chunk holding the log: its pages written while the log's facts move."""
+        at = next(i for i, f in enumerate(facts) if f.page.key == log.page)
+        moved = log.apply(self, facts[at], alongside=lambda: self._pages(facts))
+        return [*facts[:at], moved, *facts[at + 1:]]
 
     def remove_facts(self, keys: list[str]) -> None:
         for start in range(0, len(keys), self.batch_size):
@@ -356,7 +384,9 @@ class GraphWriter:
             return [tx.run(query, params).consume().counters for query, params in statements]
 
         with translate_errors(), self.driver.session(database=self.database) as session:
-            for counters in session.execute_write(work):
+            done = session.execute_write(work)
+        with self._counting:
+            for counters in done:
                 self.stats.add(counters)
 
 

@@ -33,6 +33,7 @@ from graph.writer import GraphWriter
 from tests import db as test_db
 from tests.api_server import Api, free_port, running
 from tests.graph_dump import diff, dump
+from tests.log_edits import add_on_top
 from tests.vaults import SHARED_EXAMPLE, S
 
 pytestmark = pytest.mark.integration
@@ -263,6 +264,31 @@ def test_incremental_ingest_dying_repeatedly_converges(
     report = ingest(clean_db, neo4j_database, vault, batch_size=BATCH)
     assert report.deleted == 0 and report.changed  # the deletion had already happened
     assert report.problems == []
+    assert_clean_equivalent(clean_db, neo4j_database, vault)
+
+
+LOG_MOVES = [w.SHIFT_KEPT_RELATIONSHIPS, w.MOVE_CLAIMS_IN_ORDER[True], w.SHIFT_LOG_ENTRIES,
+             w.upsert_pages("Meta")]
+
+
+@pytest.mark.parametrize("move", LOG_MOVES, ids=["links", "claims", "entries", "log page"])
+def test_a_logged_edit_dying_in_one_of_the_concurrent_moves_converges(
+        clean_db: neo4j.Driver, neo4j_database: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, move: LiteralString) -> None:
+    """The log's facts move in statements that run at the same time
+    (`GraphWriter.concurrently`): one of them dying fails the run once the others are done,
+    and the next run leaves the graph of a clean ingest."""
+    vault = tmp_path / "vault"
+    shutil.copytree(SHARED_EXAMPLE, vault)
+    ingest(clean_db, neo4j_database, vault, batch_size=BATCH)
+    add_on_top(vault, "## [2026-06-23] ingest-paper | 再確認\n"
+                      f"- Summary: [[{S['SC21']}]]\n- Key insight: 利用率 52%。\n\n")
+    seen = dies_at(monkeypatch, lambda _, q: q == move, die)
+    with pytest.raises(Died):
+        ingest(clean_db, neo4j_database, vault, batch_size=BATCH)
+    assert move in seen
+    monkeypatch.undo()
+    ingest(clean_db, neo4j_database, vault, batch_size=BATCH)
     assert_clean_equivalent(clean_db, neo4j_database, vault)
 
 
