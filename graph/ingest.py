@@ -20,9 +20,10 @@ from graph.writer import GraphWriter
 from graph.writes import PAGE_HASH_FIELDS
 from loaders.files import PreviousPage
 from loaders.gc_pause import cyclic_gc_paused, set_aside
+from loaders.log_segments import LogState
 from loaders.records import PageFacts, Problem
 from loaders.scan import VaultScan
-from loaders.stream import VaultStream
+from loaders.stream import VaultStream, WrittenLog
 from loaders.vault import CHUNK_PAGES, LoadOptions, stream_vault
 
 TOTALS: LiteralString = (
@@ -59,20 +60,48 @@ class IngestSession:
     generation: str | None = None
     previous: dict[str, PreviousPage] | None = None
     scan: VaultScan | None = None
+    log: WrittenLog | None = None  # the log's entries as that ingest left them
 
     def take(self, generation: str | None) -> tuple[dict[str, PreviousPage] | None,
-                                                    VaultScan | None]:
+                                                    VaultScan | None, WrittenLog | None]:
         """What is kept, if the graph is still at its generation; either way the session holds
         nothing until `keep` (an ingest that fails midway leaves it empty)."""
-        kept = (self.previous, self.scan) if generation == self.generation else (None, None)
-        self.generation, self.previous, self.scan = None, None, None
+        kept = (self.previous, self.scan, self.log) if generation == self.generation \
+            else (None, None, None)
+        self.generation, self.previous, self.scan, self.log = None, None, None, None
         return kept
 
     def keep(self, generation: str, previous: dict[str, PreviousPage],
-             scan: VaultScan | None) -> None:
+             scan: VaultScan | None, log: WrittenLog | None) -> None:
         if scan is not None:
             scan.release_texts()
-        self.generation, self.previous, self.scan = generation, previous, scan
+        self.generation, self.previous, self.scan, self.log = generation, previous, scan, log
+
+
+@dataclass
+class _KeptLogHistory:
+    """The graph's log entries as the session's last ingest wrote them (`WrittenLog`), instead
+    of read back; which pages entries reach is still read from the graph."""
+
+    log: WrittenLog
+    graph: GraphWriter
+
+    def entry_signatures(self) -> dict[str, str | None]:
+        return dict(self.log.signatures)
+
+    def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
+        return self.graph.entries_reach(keys)
+
+    def log_state(self, page: str) -> LogState | None:
+        return self.log.state if page == self.log.page else self.graph.log_state(page)
+
+
+def _log_after(kept: WrittenLog | None, stream: VaultStream) -> WrittenLog | None:
+    """The log's entries as the graph holds them once `stream` is written: as it wrote them,
+    or, if it left the log alone, as they were (none, if it deleted the log page)."""
+    if stream.written_log is not None:
+        return stream.written_log
+    return kept if kept is not None and kept.page not in stream.deleted else None
 
 
 def _noting(chunks: Generator[list[PageFacts], None, None],
@@ -137,7 +166,8 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
     ensure_schema(driver, database)
     with ingest_lock(driver, database, on_wait=on_wait) as lease:
         writer = GraphWriter(driver, database, batch_size=batch_size)
-        previous, scan = session.take(lease.before) if session is not None else (None, None)
+        previous, scan, log = session.take(lease.before) if session is not None \
+            else (None, None, None)
         with ExitStack() as aside:
             # Paused as in load_vault, but not around the writes: with it there, the 100k full
             # ingest peaked 1 GiB higher (their garbage needs the cyclic collector).
@@ -146,7 +176,9 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
                     previous = _previous(writer.previous_pages())
                 stream = stream_vault(path, LoadOptions(
                     previous=previous, force=force, progress=progress, scan=scan,
-                    changed=changed, log_history=writer), chunk_pages)
+                    changed=changed,
+                    log_history=writer if log is None else _KeptLogHistory(log, writer)),
+                    chunk_pages)
                 aside.enter_context(set_aside())  # before the collector resumes: see set_aside
             written: dict[str, PreviousPage] = {}
             if session is not None:
@@ -156,7 +188,8 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
             finally:
                 stream.close()
         if session is not None:
-            session.keep(lease.owner, _after(previous, written, stream), stream.scan)
+            session.keep(lease.owner, _after(previous, written, stream), stream.scan,
+                         _log_after(log, stream))
     with translate_errors():
         records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
     totals = records[0].data()

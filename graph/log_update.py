@@ -59,6 +59,9 @@ class LogUpdate:
         writer.run(w.DELETE_UNKEPT_NODES, page=page, **moves)
         writer.run(w.DELETE_STALE_LOG_ENTRIES, page=page,
                    keys=[e.key for e in facts.log_entries])
+        misnamed = writer.read(w.MISNAMED_CLAIMS, page=page, prefix=claim_prefix(page), **moves)
+        if misnamed:
+            raise _unexpected(misnamed[0])
         # What moves now are records of different kinds, none locking another's: relationships,
         # claims and contradictions, entries, and the page itself. Neo4j moves them on as many
         # cores at once (at 100k pages the three moves took 5.6 s one after another).
@@ -89,9 +92,6 @@ class LogUpdate:
         back). Entries that change order would reorder a conflict's list: then the conflicts
         of the moved claims are derived again instead."""
         page, prefix = self.page, claim_prefix(self.page)
-        misnamed = writer.read(w.MISNAMED_CLAIMS, page=page, prefix=prefix, **moves)
-        if misnamed:
-            raise _unexpected(misnamed[0])
         starts = [s.start for s in sorted(kept, key=lambda s: s.old_start or 0)]
         if starts == sorted(starts):
             writer.run(w.RELIST_DETECTED, page=page, prefix=prefix,

@@ -4,7 +4,7 @@ lineage, explicit contradictions, numeric claims and unlinked mentions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from loaders import lineage
@@ -85,13 +85,17 @@ def frontmatter_links(page: Page, front: Frontmatter, index: NameIndex) -> list[
 
 
 def read_body(page: Page, front: Frontmatter, index: NameIndex,
-              skip: Callable[[int], bool] | None = None) -> list[BodyLine]:
-    """Body lines outside code, with their section and resolved links; lines `skip` says
-    are left out (their headings still open sections)."""
+              skip: Sequence[tuple[int, int]] = ()) -> list[BodyLine]:
+    """Body lines outside code, with their section and resolved links; lines in the `skip`
+    ranges (first, last; sorted, apart) are left out (their headings still open sections)."""
     out: list[BodyLine] = []
     section: str | None = None
+    ranges = iter(skip)
+    first, last = next(ranges, (0, -1))
     for number, original in body_lines(front.lines, front.body_start, mask=False):
-        if skip is not None and skip(number):
+        while number > last and last >= first:
+            first, last = next(ranges, (0, -1))
+        if first <= number <= last:
             if original.startswith("#") and (heading := HEADING.match(mask_code(original))):
                 section = heading.group(2).strip()
             continue

@@ -70,7 +70,7 @@ from loaders.records import (
 )
 from loaders.resolver import NameIndex, PageHeader, rank
 from loaders.scan import NameState, VaultScan, scan_files
-from loaders.stream import VaultStream
+from loaders.stream import VaultStream, WrittenLog
 from loaders.text import fold_name
 
 # Pages parsed and written together (see `stream_vault`): enough rows for full write batches,
@@ -327,7 +327,7 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
     return VaultStream(root=str(root), todo=tuple(f.header.key for f in plan.todo),
                        unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
                        problems=plan.problems, scan=plan.scan, log=plan.log,
-                       log_moves=plan.log_moves,
+                       log_moves=plan.log_moves, written_log=plan.written_log,
                        chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
 
 
@@ -341,6 +341,7 @@ class _Plan:
     heavy_last: bool  # the last page is the log
     log: str | None  # the log page's key, if it is to be parsed
     log_moves: bool  # some of its entries are not parsed: their facts are to be moved
+    written_log: WrittenLog | None  # the log's entries as the graph holds them once written
     unchanged: tuple[str, ...]
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
@@ -426,6 +427,10 @@ def _plan(root: Path, options: LoadOptions) -> _Plan:
                  heavy_last=bool(todo) and todo[-1] is log_file,
                  log=log_file.header.key if logged and log_file else None,
                  log_moves=any(s.old_start is not None for s in segments),
+                 written_log=WrittenLog(
+                     log_file.header.key, LogState(context, {
+                         s.entry: (s.start, s.print) for s in segments}),
+                     {e.key: e.signature for e in entries}) if logged and log_file else None,
                  unchanged=kept, deleted=tuple(deleted),
                  stamps=_new_stamps(unchanged, options), problems=problems,
                  scan=VaultScan(str(root), files, scanned.walk_problems, names))
@@ -605,8 +610,7 @@ def _page_facts(f: VaultFile, index: NameIndex, finder: MentionFinder | None,
     _, front = f.content
     front_links = pp.frontmatter_links(page, front, index)
     moved = SegmentIndex([s for s in segments if s.old_start is not None])
-    body = pp.read_body(page, front, index,
-                        (lambda n: moved.of(n) is not None) if moved.segments else None)
+    body = pp.read_body(page, front, index, [(s.start, s.end) for s in moved.segments])
     if moved.segments:
         log_entries = [e for e in log_entries if moved.of(e.line) is None]
     links = front_links + [lk for line in body for lk in line.links]

@@ -70,6 +70,11 @@ def _settled(driver: neo4j.Driver, database: str, wiki: Path, session: IngestSes
     it reports the problems the session's ingest reported."""
     pages = _graph_pages(driver, database)
     assert session.previous == pages
+    # The log's entries as kept (read instead of the graph by the next ingest) are the graph's.
+    writer = GraphWriter(driver, database)
+    assert session.log is not None
+    assert session.log.state == writer.log_state(session.log.page)
+    assert session.log.signatures == writer.entry_signatures()
     snapshot = load_vault(wiki.parent, LoadOptions(previous=pages, workers=1))
     assert [f.page.key for f in snapshot.facts] == []
     assert snapshot.deleted == () and snapshot.stamps == ()
@@ -187,3 +192,30 @@ def test_a_failed_ingest_leaves_the_session_empty(
     assert session.generation is None
     assert session.previous is None
     assert session.scan is None
+    assert session.log is None
+
+
+def test_a_logged_edit_reads_the_log_state_from_the_session(
+        clean_db: neo4j.Driver, neo4j_database: str, wiki: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the session's own ingest, the next one takes the log's entries (lines, prints,
+    signatures) from the session, not from Neo4j, and still leaves a plain ingest's graph."""
+    session = IngestSession()
+    ingest(clean_db, neo4j_database, wiki.parent, session=session)
+    log = wiki / "log.md"
+    head, first_entry, rest = log.read_text(encoding="utf-8").partition("\n## [")
+    _write(log, head + "\n## [2026-12-05] ingest | again\n- Source: [[@2018__OSDI__Ray]]\n"
+           + first_entry + rest, OLD + 10)
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read from the graph")
+
+    monkeypatch.setattr(GraphWriter, "log_state", unread)
+    monkeypatch.setattr(GraphWriter, "entry_signatures", unread)
+    report = ingest(clean_db, neo4j_database, wiki.parent, session=session, changed=["log.md"])
+    assert report.log_lines_moved > 0  # the unchanged entries moved, not rewritten
+    monkeypatch.undo()
+    incremental = dump(clean_db, neo4j_database)
+    test_db.wipe(clean_db, neo4j_database)
+    ingest(clean_db, neo4j_database, wiki.parent)
+    assert diff(incremental, dump(clean_db, neo4j_database)) == []

@@ -137,3 +137,19 @@ def test_pathological_lines_stay_bounded() -> None:
     assert find_links("[x](" * 4000) == []
     assert statements_in(" ".join(f"{i}.5x faster {i}%" for i in range(20000)), 1) == []
     assert _int("99999999999999999999") is None and _int("16") == 16
+
+
+def test_read_body_leaves_out_ranges_but_follows_their_headings() -> None:
+    from loaders.page_parser import read_body
+    from loaders.records import Page
+
+    text = "\n".join(["---", "title: T", "---", "# Top", "a [[Raft]]", "## Skipped section",
+                      "b [[Patch]]", "c", "```", "[[InFence]]", "```", "d", "e [[Raft]]"])
+    front = split_frontmatter(text, "p.md")
+    page = Page(key="p", path="p.md", kind=PageKind.NOTE, title="T", content_hash="h")
+    every = read_body(page, front, _index())
+    assert [b.number for b in every] == [4, 5, 6, 7, 8, 12, 13]
+    kept = read_body(page, front, _index(), [(6, 7), (12, 12)])
+    assert [(b.number, b.section) for b in kept] == [
+        (4, "Top"), (5, "Top"), (8, "Skipped section"), (13, "Skipped section")]
+    assert [lk.target for b in kept for lk in b.links] == ["Raft Consensus", "Raft Consensus"]
