@@ -1,6 +1,7 @@
 """The append-only log: `## [YYYY-MM-DD] op | Title` entries with `- Label: text` bullets, and
 the bullet style `- 2026-07-11 — op — text` that some vaults use. Newest-first and oldest-first
-logs are both read; entries get a chronological sequence."""
+logs are both read; entries get a chronological sequence. A log parsed again from its last
+parse reads only the lines above those both versions end with (`LogParse`)."""
 
 from __future__ import annotations
 
@@ -164,6 +165,9 @@ def _unchanged_tail(previous: LogParse | None, lines: list[tuple[int, str]],
 
 def _entries(drafts: list[_Draft], lines: list[tuple[int, str]], path: str, index: NameIndex,
              reuse: bool) -> list[LogEntry]:
+    """The drafts as entries, oldest first, keyed by their day and place on it. With `reuse`
+    (the previous parse had the same name index) a draft taken over keeps the entry made of
+    it, given its new line and place."""
     if not drafts:
         return []
     newest_first = drafts[0].date > drafts[-1].date or (
