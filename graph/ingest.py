@@ -4,7 +4,7 @@ joins the two layers."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Generator
+from collections.abc import Callable, Collection, Generator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -86,8 +86,8 @@ class _KeptLogHistory:
     log: WrittenLog
     graph: GraphWriter
 
-    def entry_signatures(self) -> dict[str, str | None]:
-        return dict(self.log.signatures)
+    def entry_signatures(self) -> Mapping[str, str | None]:
+        return self.log.signatures
 
     def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
         return self.graph.entries_reach(keys)

@@ -170,12 +170,13 @@ class GraphWriter:
         self.batched(w.ADD_PAGES, [k for k in changed if k not in have], name="keys")
         later = _Deferred(keep_claims=whole)
         for facts in load.chunks:
-            if log is not None and any(f.page.key == log.page for f in facts):
+            holds_log = log is not None and any(f.page.key == log.page for f in facts)
+            if log is not None and holds_log:
                 facts = self._pages_and_log(facts, log)
             else:
                 self._pages(facts)
             self._links(facts)
-            if log is not None and any(f.page.key == log.page for f in facts):
+            if log is not None and holds_log:
                 log.recount(self)
             self._relations(facts)
             self._log(facts)
