@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 
 import strawberry
 
-from api.decorators import described
+from api.decorators import described, pure_field
 
 T = TypeVar("T")
 
@@ -37,7 +37,7 @@ class Connection(Generic[T]):
     async def total_count(self) -> int | None:
         return await self.count() if self.count is not None else None
 
-    @described("The nodes of `edges`, for clients that need no cursors.")
+    @pure_field("The nodes of `edges`, for clients that need no cursors.")
     def nodes(self) -> list[T]:
         return [e.node for e in self.edges]
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import strawberry
 
 from api.auth import CanRead, CanWrite
+from api.plain_completion import PURE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -16,6 +17,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 def described(description: str) -> Callable[[F], F]:
     """A field with a description."""
     decorator: Callable[[F], F] = strawberry.field(description=description)
+    return decorator
+
+
+def pure_field(description: str | None = None) -> Callable[[F], F]:
+    """A field computed from its object and scalar arguments alone, synchronously, with no side
+    effect: the API may call it in its one-pass completion (api/plain_completion.py), and call
+    it again when that pass gives the object back to graphql-core."""
+    decorator: Callable[[F], F] = strawberry.field(description=description,
+                                                   metadata={PURE: True})
     return decorator
 
 

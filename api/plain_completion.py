@@ -1,15 +1,18 @@
 """Plain objects completed in one pass. graphql-core completes each field of each object on its
 own (a resolve info, a path, the type dispatch: ~5 µs a field), so a lineage of depth 10 (3,600
 fields) spent more time there than in Neo4j. A field is plain when strawberry resolves it as
-the source's attribute (no resolver, arguments or extensions) and its type is a scalar, an enum,
-or an object (or interface) whose selected fields are all plain, or a list of these. An
-object's plain fields are read and coerced here, in one pass; graphql-core executes the others
-(resolvers, arguments) afterwards, as it would have; a list of wholly plain objects is done in
-one pass too. Whatever meets something unusual (a null where none may be, a value a scalar
-refuses, a wrong type) is completed again by graphql-core from the start, before any of its
-other fields ran, so results and errors are the same as without this path
-(tests/test_plain_completion.py compares both, also on every benchmark query). Plans (which
-fields are plain) are kept between requests of the same document (`SharedPlans`)."""
+the source's attribute (no resolver, arguments or extensions), or by a resolver marked pure
+(`PURE`: synchronous, computed from its object and scalar arguments alone, like
+`evidence(first:)`), and its type is a scalar, an enum, or an object (or interface) whose
+selected fields are all plain, or a list of these. An object's plain fields are read (a pure
+resolver called with the arguments graphql-core coerced) and coerced here, in one pass;
+graphql-core executes the others (resolvers, arguments) afterwards, as it would have; a list of
+wholly plain objects is done in one pass too, and strings, booleans and 32-bit ints are taken
+as they are. Whatever meets something unusual (a null where none may be, a value a scalar
+refuses, a wrong type, a pure resolver raising) is completed again by graphql-core from the
+start, before any of its other fields ran, so results and errors are the same as without this
+path (tests/test_plain_completion.py compares both, also on every benchmark query). Plans
+(which fields are plain) are kept between requests of the same document (`SharedPlans`)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from operator import attrgetter
+from types import FunctionType
 from typing import Any, NamedTuple
 
 from graphql import (
@@ -29,6 +33,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLScalarType,
     GraphQLSchema,
     ListValueNode,
     ObjectValueNode,
@@ -42,8 +47,17 @@ from graphql import (
     is_non_null_type,
     visit,
 )
-from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
+from graphql.execution.collect_fields import FieldDetails, FieldDetailsList, GroupedFieldSet
+from graphql.execution.values import get_argument_values
 from graphql.pyutils import Path, Undefined
+from graphql.type.scalars import (
+    GRAPHQL_MAX_INT,
+    GRAPHQL_MIN_INT,
+    serialize_boolean,
+    serialize_id,
+    serialize_int,
+    serialize_string,
+)
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.field import StrawberryField
@@ -52,8 +66,16 @@ TYPENAME, LEAF, OBJECT, ABSTRACT = range(4)
 # Directives collect_subfields has already applied; any other one leaves the object to
 # graphql-core.
 APPLIED_DIRECTIVES = frozenset({"skip", "include"})
+# A field's metadata key: its resolver is pure (api/decorators.py `pure_field`).
+PURE = "vaultkg.pure_resolver"
+# Arguments a pure resolver may take: strawberry hands their coerced values over unchanged.
+SPECIFIED_SCALARS = frozenset({"String", "Int", "Float", "Boolean", "ID"})
 # Values that cannot be an exception (graphql-core raises an exception found as a value).
 PLAIN_VALUES = frozenset({str, int, float, bool})
+# graphql-core's scalars that return a value of exactly this type as it is (an Int also only
+# within 32 bits): such values, and lists of them, are taken without a call per value.
+UNCHANGED: dict[Callable[[Any], Any], type] = {
+    serialize_string: str, serialize_id: str, serialize_boolean: bool, serialize_int: int}
 
 
 class NotPlain(Exception):
@@ -70,12 +92,16 @@ class PlainField(NamedTuple):
     is_list: bool
     item_non_null: bool
     coerce: Callable[[Any], Any] | None = None
+    unchanged: type | None = None  # values of this type need no coercion (see UNCHANGED)
     object_type: GraphQLObjectType | None = None
     object_fields: tuple[PlainField, ...] | None = None
     abstract_type: GraphQLAbstractType | None = None
     fields_by_type: Mapping[str, tuple[PlainField, ...]] | None = None
     field_def: GraphQLField | None = None
     field_details: FieldDetailsList | None = None
+    # Set when `read` is a pure resolver: its arguments are these field details'.
+    arguments: FieldDetails | None = None
+    python_names: Mapping[str, str] | None = None  # argument name -> the resolver's parameter
 
 
 class Plan(NamedTuple):
@@ -97,6 +123,31 @@ def attribute_reader(field_def: GraphQLField) -> Callable[[Any], Any] | None:
     return None  # a schema with its own default resolver: left to graphql-core
 
 
+def pure_resolver(field_def: GraphQLField) -> tuple[Callable[..., Any], dict[str, str]] | None:
+    """The function of a field marked `PURE` that strawberry would call as it is (a synchronous
+    method of the object, with no info, root or parent parameter or field extensions, which
+    include permission checks, taking only built-in scalars), and its parameters by argument
+    name; None for any other."""
+    field = (field_def.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+    if not isinstance(field, StrawberryField) or not dict(field.metadata or {}).get(PURE):
+        return None
+    resolver = field.base_resolver
+    if (resolver is None or resolver.is_async or resolver.self_parameter is None
+            or resolver.info_parameter is not None or resolver.root_parameter is not None
+            or resolver.parent_parameter is not None or field.extensions
+            or not isinstance(resolver.wrapped_func, FunctionType)):
+        return None
+    names: dict[str, str] = {}
+    for name, argument in field_def.args.items():
+        kind = argument.type.of_type if is_non_null_type(argument.type) else argument.type
+        backref = (argument.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+        if (not isinstance(kind, GraphQLScalarType) or kind.name not in SPECIFIED_SCALARS
+                or backref is None):
+            return None
+        names[argument.out_name or name] = backref.python_name
+    return resolver.wrapped_func, names
+
+
 def _discard(value: Any) -> None:
     """Close a coroutine that will not be awaited (graphql-core makes its own on the retry)."""
     close = getattr(value, "close", None)
@@ -115,6 +166,8 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                                                               Plan | None]] = {}
         self._shared = SHARED_PLANS.of(self.schema, self.operation,
                                        self.fragment_definitions.values())
+        # A pure resolver's arguments in this request, by the id of its field details.
+        self._arguments: dict[int, dict[str, Any]] = {}
 
     def complete_object_value(self, return_type: GraphQLObjectType,
                               field_details_list: FieldDetailsList, info: GraphQLResolveInfo[Any],
@@ -212,15 +265,16 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
     def _plain_field(self, key: str, details: FieldDetailsList, field_def: GraphQLField | None
                      ) -> PlainField | None:
         """The plan of one field (`__typename` without `field_def`); None when not plain."""
-        for detail in details:
-            node = detail.node
-            if node.arguments or any(d.name.value not in APPLIED_DIRECTIVES
-                                     for d in node.directives or ()):
-                return None
+        if any(d.name.value not in APPLIED_DIRECTIVES
+               for detail in details for d in detail.node.directives or ()):
+            return None
         if field_def is None:
             return PlainField(key, TYPENAME, None, True, False, False)
         read = attribute_reader(field_def)
-        if read is None:
+        pure = None if read is not None else pure_resolver(field_def)
+        if pure is not None:
+            read = pure[0]
+        elif read is None or any(detail.node.arguments for detail in details):
             return None
         field_type: GraphQLOutputType = field_def.type
         non_null = is_non_null_type(field_type)
@@ -235,9 +289,13 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                 field_type = field_type.of_type  # type: ignore[union-attr]
             if is_list_type(field_type):
                 return None
-        field = PlainField(key, LEAF, read, non_null, is_list, item_non_null)
+        field = PlainField(key, LEAF, read, non_null, is_list, item_non_null,
+                           field_def=field_def if pure is not None else None,
+                           arguments=details[0] if pure is not None else None,
+                           python_names=pure[1] if pure is not None else None)
         if is_leaf_type(field_type):
-            return field._replace(coerce=field_type.coerce_output_value)
+            coerce = field_type.coerce_output_value
+            return field._replace(coerce=coerce, unchanged=UNCHANGED.get(coerce))
         if isinstance(field_type, GraphQLObjectType):
             plan = self._whole_plan(field_type, details)
             if plan is None:
@@ -269,8 +327,16 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
             if field.kind == TYPENAME:
                 completed[field.key] = object_type.name
                 continue
-            value = field.read(source)  # type: ignore[misc]
-            if value is None or value is Undefined:
+            value: Any
+            if field.arguments is None:
+                value = field.read(source)  # type: ignore[misc]
+            else:
+                value = field.read(source, **self._kwargs(field))  # type: ignore[misc]
+            same = field.unchanged
+            if (type(value) is same and not field.is_list
+                    and (same is not int or _int32(value))):
+                completed[field.key] = value
+            elif value is None or value is Undefined:
                 if field.non_null:
                     raise NotPlain(field.key)
                 completed[field.key] = None
@@ -278,12 +344,30 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                 if type(value) not in (list, tuple) and (
                         isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__")):
                     raise NotPlain(field.key)
+                if (same is not None and type(value) in (list, tuple)
+                        and _all_unchanged(same, value)):
+                    completed[field.key] = list(value)
+                    continue
                 completed[field.key] = [
                     self._item(object_type, field, item, info, path, index)
                     for index, item in enumerate(value)]
             else:
                 completed[field.key] = self._item(object_type, field, value, info, path, None)
         return completed
+
+    def _kwargs(self, field: PlainField) -> dict[str, Any]:
+        """A pure resolver's arguments, coerced as graphql-core does, by parameter name."""
+        details = field.arguments
+        assert details is not None and field.python_names is not None
+        found = self._arguments.get(id(details))
+        if found is None:
+            values = get_argument_values(field.field_def,  # type: ignore[arg-type]
+                                         details.node, self.variable_values,
+                                         details.fragment_variable_values,
+                                         self.hide_suggestions)
+            found = self._arguments[id(details)] = {
+                field.python_names[name]: value for name, value in values.items()}
+        return found
 
     def _item(self, parent: GraphQLObjectType, field: PlainField, value: Any,
               info: GraphQLResolveInfo[Any], path: Path, index: int | None) -> Any:
@@ -318,6 +402,17 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                                                  field_info, value)
         fields = field.fields_by_type[runtime.name]  # type: ignore[index]
         return self._complete(runtime, fields, value, field_info, item_path)
+
+
+def _all_unchanged(kind: type, values: Iterable[Any]) -> bool:
+    """Whether a scalar of this `UNCHANGED` type returns each of `values` as it is."""
+    if kind is int:
+        return all(type(v) is int and _int32(v) for v in values)
+    return all(type(v) is kind for v in values)
+
+
+def _int32(value: Any) -> bool:
+    return bool(GRAPHQL_MIN_INT <= value <= GRAPHQL_MAX_INT)
 
 
 def _null_item(non_null: bool) -> Any:

@@ -15,7 +15,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import ApiContext
-from api.decorators import described
+from api.decorators import described, pure_field
 from loaders.errors import BadUserInput
 from loaders.records import LineageRelation, PageKind
 from queries import contradictions as cq
@@ -411,7 +411,7 @@ class LineagePath:
     nodes: list[Page] = strawberry.field(description="From `from` to `to`.")
     edges: list[LineageEdge] = strawberry.field(description="edges[i] joins nodes[i], [i+1].")
 
-    @strawberry.field
+    @pure_field()
     def length(self) -> int:
         return len(self.edges)
 
@@ -524,8 +524,8 @@ class Contradiction(Node):
     evidence_lines: strawberry.Private[list[Evidence]]
     fetched_claims: strawberry.Private[list[cq.ClaimRecord] | None] = None
 
-    @described("The evidence lines, in order; the first `first` of them when given (a "
-               "conflict about a popular concept has hundreds).")
+    @pure_field("The evidence lines, in order; the first `first` of them when given (a "
+                "conflict about a popular concept has hundreds).")
     def evidence(self, first: int | None = None) -> list[Evidence]:
         if first is None:
             return self.evidence_lines

@@ -19,8 +19,16 @@ from strawberry.extensions import ParserCache, SchemaExtension
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
+from api.auth import CanRead
 from api.context import ApiContext, CountingGraphContext
-from api.plain_completion import PlainCompletionContext, SharedPlans, takes_variables
+from api.decorators import pure_field
+from api.plain_completion import (
+    PURE,
+    PlainCompletionContext,
+    SharedPlans,
+    pure_resolver,
+    takes_variables,
+)
 from api.schema import build_schema
 from benchmarks import query_bench
 from tests.api_server import settings_for
@@ -68,7 +76,14 @@ class Point:
     day: dt.date | None
     shapes: list[Shape]
     near: list[Point]
+    sizes: list[int]
     twins: list[Point | None] | None = None
+
+    @pure_field()
+    def first_near(self, max_count: int | None = None, skip: int = 0) -> list[Point]:
+        if self.label == "refuse" or (max_count is not None and max_count < 0):
+            raise ValueError("refused")
+        return self.near[skip:][:max_count]
 
     @strawberry.field
     def double(self) -> int:
@@ -104,7 +119,7 @@ def point(x: Any = 1, **changes: Any) -> Point:
         "x": x, "code": f"c{x}", "y": None if x == 1 else 7, "label": f"p{x}", "color": Color.BLUE,
         "day": dt.date(2024, 5, 1), "shapes": [Square(name="s", side=2),
                                                Circle(name="c", radius=1.5, tags=["a", None])],
-        "near": [], "twins": None}
+        "near": [], "sizes": [x, 2], "twins": None}
     values.update(changes)
     return Point(**values)
 
@@ -138,14 +153,14 @@ def outcome(schema: strawberry.Schema, query: str, root: Query,
     return result.data, sorted(errors, key=repr)
 
 
-EVERYTHING = """query($with: Boolean!) { points { x y label color day double later
+EVERYTHING = """query($with: Boolean!, $n: Int = 1) { points { x y label color day double later
   shapes { __typename name ... on Square { side } ... on Circle { radius tags } }
-  near { x code label shapes { name } } twins { label } }
+  near { x code label shapes { name } } twins { label } sizes firstNear(maxCount: $n) { x } }
   first { kind: __typename x @include(if: $with) checkedLater y @skip(if: $with) checked
-          alias: label twins { label checkedLater checked } }
+          alias: label twins { label checkedLater checked } firstNear(skip: 1) { label } }
   shape { name ... on Circle { tags } } square { name side } }"""
 PLAIN = """{ points { x label color day shapes { __typename name ... on Square { side } }
-  near { x code label } } first { x } square { name } }"""
+  near { x code label } sizes firstNear(maxCount: 1) { x code } } first { x } square { name } }"""
 
 
 def broken(case: str) -> Query:
@@ -185,6 +200,14 @@ def broken(case: str) -> Query:
         target.near.append(LookAlike())  # type: ignore[arg-type]
     elif case == "a look-alike of a type with interfaces":
         root.square = LookAlike()  # type: ignore[assignment]
+    elif case == "an Int beyond 32 bits":
+        target.near[1].x = 2 ** 31
+    elif case == "an Int beyond 32 bits in a list":
+        target.sizes = [1, -(2 ** 31) - 1]
+    elif case == "a bool for a string":
+        target.near[0].label = True  # type: ignore[assignment]
+    elif case == "a pure resolver raises":
+        target.label = "refuse"
     return root
 
 
@@ -194,7 +217,8 @@ CASES = ["good", "int refuses a string", "null for a non-null leaf",
          "a date refuses a number", "an enum refuses a string", "an exception as a value",
          "an exception as a scalar that takes it", "a scalar serializing to null",
          "a look-alike object", "a look-alike of a type with interfaces", "a resolver raises",
-         "a resolver in a list raises", "null item in the root list"]
+         "a resolver in a list raises", "null item in the root list", "an Int beyond 32 bits",
+         "an Int beyond 32 bits in a list", "a bool for a string", "a pure resolver raises"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -210,7 +234,7 @@ def test_same_data_and_errors_as_graphql_core(case: str, query: str, include: bo
     assert json.dumps(got[0], default=str) == json.dumps(expected[0], default=str)  # key order
     if case == "good":
         assert got[1] == [] and got[0]["points"][0]["x"] == 1
-    elif case in ("null item in a nullable list", "a look-alike object"):
+    elif case in ("null item in a nullable list", "a look-alike object", "a bool for a string"):
         assert got[1] == []  # neither is an error for graphql-core
     elif query is EVERYTHING:
         assert got[1], "each broken value is an error in a field the query asks for"
@@ -389,3 +413,58 @@ def test_shared_plans_keep_the_latest_documents() -> None:
     assert all(t == {} for t in tables)
     assert shared.of(schema, operations[2], []) is tables[2]  # kept
     assert shared.of(schema, operations[0], []) is not tables[0]  # dropped, made again
+
+
+# -- pure resolvers ---------------------------------------------------------------------------
+
+
+def test_a_pure_resolver_takes_each_requests_arguments() -> None:
+    plain = toy_schema(PlainCompletionContext, ParserCache)  # the same document, shared plans
+    query = "query($n: Int) { points { firstNear(maxCount: $n) { x } } }"
+    root = good()
+    shown = [outcome(plain, query, root, {"n": n})[0]["points"][0]["firstNear"]
+             for n in (1, None, 0, 1)]
+    assert shown == [[{"x": 2}], [{"x": 2}, {"x": 3}], [], [{"x": 2}]]
+    refused = outcome(plain, query, root, {"n": -1})
+    assert refused == outcome(schemas()[1], query, root, {"n": -1})
+    assert refused[1] and refused[1][0][0] == "refused"
+
+
+@strawberry.type
+class Resolvers:
+    x: int
+
+    @pure_field()
+    def scaled(self, times_by: int, label: str | None = None) -> int:
+        return self.x * times_by
+
+    @pure_field()
+    async def later(self) -> int:
+        return self.x
+
+    @pure_field()
+    def with_info(self, info: strawberry.Info) -> int:
+        return self.x
+
+    @pure_field()
+    def by_color(self, color: Color) -> int:
+        return self.x
+
+    @strawberry.field(metadata={PURE: True}, permission_classes=[CanRead])  # type: ignore[untyped-decorator]
+    def guarded(self) -> int:
+        return self.x
+
+    @strawberry.field
+    def unmarked(self, by: int) -> int:
+        return self.x * by
+
+
+def test_which_resolvers_count_as_pure() -> None:
+    schema = strawberry.Schema(query=Resolvers)
+    fields = schema._schema.type_map["Resolvers"].fields  # type: ignore[attr-defined]
+    found = {name: pure_resolver(field) for name, field in fields.items()}
+    assert found["scaled"] is not None
+    function, names = found["scaled"]
+    assert names == {"timesBy": "times_by", "label": "label"}
+    assert function(Resolvers(x=3), times_by=2) == 6
+    assert {name for name, f in found.items() if f is not None} == {"scaled"}
