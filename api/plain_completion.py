@@ -102,6 +102,7 @@ class PlainField(NamedTuple):
     # Set when `read` is a pure resolver: its arguments are these field details'.
     arguments: FieldDetails | None = None
     python_names: Mapping[str, str] | None = None  # argument name -> the resolver's parameter
+    leaf_object: bool = False  # an object whose selected fields are all leaves: needs no path
 
 
 class Plan(NamedTuple):
@@ -300,7 +301,9 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
             plan = self._whole_plan(field_type, details)
             if plan is None:
                 return None
-            return field._replace(kind=OBJECT, object_type=field_type, object_fields=plan.fields)
+            return field._replace(kind=OBJECT, object_type=field_type, object_fields=plan.fields,
+                                  leaf_object=all(f.kind in (LEAF, TYPENAME)
+                                                  for f in plan.fields))
         if is_abstract_type(field_type):
             by_type: dict[str, tuple[PlainField, ...]] = {}
             for possible in self.schema.get_possible_types(field_type):
@@ -315,7 +318,8 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
     # -- completion ---------------------------------------------------------------------------
 
     def _complete(self, object_type: GraphQLObjectType, fields: tuple[PlainField, ...],
-                  source: Any, info: GraphQLResolveInfo[Any], path: Path) -> dict[str, Any]:
+                  source: Any, info: GraphQLResolveInfo[Any], path: Path | None
+                  ) -> dict[str, Any]:
         is_type_of = object_type.is_type_of
         if is_type_of is not None:
             matches = is_type_of(source, info)
@@ -348,12 +352,25 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                         and _all_unchanged(same, value)):
                     completed[field.key] = list(value)
                     continue
+                if field.leaf_object:  # evidence lines: thousands, without a path each
+                    completed[field.key] = [self._leaf_object(field, item, info) for item in value]
+                    continue
                 completed[field.key] = [
                     self._item(object_type, field, item, info, path, index)
                     for index, item in enumerate(value)]
             else:
                 completed[field.key] = self._item(object_type, field, value, info, path, None)
         return completed
+
+    def _leaf_object(self, field: PlainField, item: Any, info: GraphQLResolveInfo[Any]) -> Any:
+        """An item of a list of objects whose selected fields are all leaves (`_item` without the
+        paths, which only objects and interfaces below it would use)."""
+        if item is None:
+            return _null_item(field.item_non_null)
+        if item is Undefined or (type(item) not in PLAIN_VALUES and isinstance(item, Exception)):
+            raise NotPlain(field.key)
+        return self._complete(field.object_type, field.object_fields,  # type: ignore[arg-type]
+                              item, info, None)
 
     def _kwargs(self, field: PlainField) -> dict[str, Any]:
         """A pure resolver's arguments, coerced as graphql-core does, by parameter name."""
@@ -370,7 +387,7 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         return found
 
     def _item(self, parent: GraphQLObjectType, field: PlainField, value: Any,
-              info: GraphQLResolveInfo[Any], path: Path, index: int | None) -> Any:
+              info: GraphQLResolveInfo[Any], path: Path | None, index: int | None) -> Any:
         if value is None or value is Undefined:
             if field.item_non_null or index is None:  # a null field was handled before
                 raise NotPlain(field.key)
