@@ -28,6 +28,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLAbstractType,
+    GraphQLEnumType,
     GraphQLField,
     GraphQLList,
     GraphQLObjectType,
@@ -103,6 +104,8 @@ class PlainField(NamedTuple):
     arguments: FieldDetails | None = None
     python_names: Mapping[str, str] | None = None  # argument name -> the resolver's parameter
     leaf_object: bool = False  # an object whose selected fields are all leaves: needs no path
+    # An enum's output for each of its own values, by identity (they live as long as the schema).
+    enum_names: Mapping[int, Any] | None = None
 
 
 class Plan(NamedTuple):
@@ -147,6 +150,24 @@ def pure_resolver(field_def: GraphQLField) -> tuple[Callable[..., Any], dict[str
             return None
         names[argument.out_name or name] = backref.python_name
     return resolver.wrapped_func, names
+
+
+def enum_names(leaf_type: GraphQLOutputType) -> dict[int, Any] | None:
+    """An enum's output for each of its values and, for strawberry's enums, members, keyed by
+    their identity: the same object always gives the same output, and these objects live as
+    long as the schema, so no other object can have their id meanwhile. None for a scalar."""
+    if not isinstance(leaf_type, GraphQLEnumType):
+        return None
+    members = list(getattr(leaf_type, "wrapped_cls", None) or ())
+    names: dict[int, Any] = {}
+    for value in [*members, *(v.value for v in leaf_type.values.values())]:
+        try:
+            output: Any = leaf_type.coerce_output_value(value)
+        except Exception:  # a value the enum refuses is left to graphql-core
+            continue
+        if output is not None and output is not Undefined:
+            names[id(value)] = output
+    return names
 
 
 def _discard(value: Any) -> None:
@@ -296,7 +317,8 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                            python_names=pure[1] if pure is not None else None)
         if is_leaf_type(field_type):
             coerce = field_type.coerce_output_value
-            return field._replace(coerce=coerce, unchanged=UNCHANGED.get(coerce))
+            return field._replace(coerce=coerce, unchanged=UNCHANGED.get(coerce),
+                                  enum_names=enum_names(field_type))
         if isinstance(field_type, GraphQLObjectType):
             plan = self._whole_plan(field_type, details)
             if plan is None:
@@ -395,6 +417,10 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
         if type(value) not in PLAIN_VALUES and isinstance(value, Exception):
             raise NotPlain(field.key)
         if field.kind == LEAF:
+            if field.enum_names is not None:
+                name = field.enum_names.get(id(value))
+                if name is not None:
+                    return name
             coerced = field.coerce(value)  # type: ignore[misc]
             if coerced is None or coerced is Undefined:
                 raise NotPlain(field.key)

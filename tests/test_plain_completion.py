@@ -160,7 +160,7 @@ EVERYTHING = """query($with: Boolean!, $n: Int = 1) { points { x y label color d
           alias: label twins { label checkedLater checked } firstNear(skip: 1) { label } }
   shape { name ... on Circle { tags } } square { name side } }"""
 PLAIN = """{ points { x label color day shapes { __typename name ... on Square { side } }
-  near { x code label } sizes firstNear(maxCount: 1) { x code } } first { x } square { name } }"""
+  near { x code label color } sizes firstNear(maxCount: 1) { x code } } first { x } square { name } }"""
 
 
 def broken(case: str) -> Query:
@@ -208,6 +208,9 @@ def broken(case: str) -> Query:
         target.near[0].label = True  # type: ignore[assignment]
     elif case == "a pure resolver raises":
         target.label = "refuse"
+    elif case == "an enum's value for its member":
+        target.color = "red"  # type: ignore[assignment]
+        target.near[0].color = "".join(["bl", "ue"])  # type: ignore[assignment]  # not "blue"
     return root
 
 
@@ -218,7 +221,8 @@ CASES = ["good", "int refuses a string", "null for a non-null leaf",
          "an exception as a scalar that takes it", "a scalar serializing to null",
          "a look-alike object", "a look-alike of a type with interfaces", "a resolver raises",
          "a resolver in a list raises", "null item in the root list", "an Int beyond 32 bits",
-         "an Int beyond 32 bits in a list", "a bool for a string", "a pure resolver raises"]
+         "an Int beyond 32 bits in a list", "a bool for a string", "a pure resolver raises",
+         "an enum's value for its member"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -234,7 +238,8 @@ def test_same_data_and_errors_as_graphql_core(case: str, query: str, include: bo
     assert json.dumps(got[0], default=str) == json.dumps(expected[0], default=str)  # key order
     if case == "good":
         assert got[1] == [] and got[0]["points"][0]["x"] == 1
-    elif case in ("null item in a nullable list", "a look-alike object", "a bool for a string"):
+    elif case in ("null item in a nullable list", "a look-alike object", "a bool for a string",
+                  "an enum's value for its member"):
         assert got[1] == []  # neither is an error for graphql-core
     elif query is EVERYTHING:
         assert got[1], "each broken value is an error in a field the query asks for"
