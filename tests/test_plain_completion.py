@@ -160,7 +160,8 @@ EVERYTHING = """query($with: Boolean!, $n: Int = 1) { points { x y label color d
           alias: label twins { label checkedLater checked } firstNear(skip: 1) { label } }
   shape { name ... on Circle { tags } } square { name side } }"""
 PLAIN = """{ points { x label color day shapes { __typename name ... on Square { side } }
-  near { x code label color } sizes firstNear(maxCount: 1) { x code } } first { x } square { name } }"""
+  near { x code label color } sizes firstNear(maxCount: 1) { x code } } first { x }
+  square { name } }"""
 
 
 def broken(case: str) -> Query:
