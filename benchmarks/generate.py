@@ -24,6 +24,9 @@ SIZES: dict[str, int] = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
 DEFAULT_SEED = 7
 VAULTS_DIR = Path(__file__).resolve().parent / "vaults"
 MARKER = ".vaultkg-bench.json"
+# Present while a benchmark has pages of the vault edited: a run that dies before it restores
+# them leaves it, and the next run generates the vault again instead of measuring an edited one.
+EDITED = ".vaultkg-bench-edited"
 VERSION = 2  # bump when the output changes, so cached vaults are regenerated
 
 __all__ = ["SIZES", "chosen_pages", "edit_pages", "ensure_vault", "generate", "render",
@@ -54,7 +57,8 @@ def ensure_vault(pages: int, seed: int = DEFAULT_SEED, root: Path = VAULTS_DIR) 
     """The vault for (pages, seed) under `root`, generated only if it is not there yet."""
     out = root / f"n{pages}-s{seed}"
     marker = out / MARKER
-    if marker.exists() and json.loads(marker.read_text()) == _marker(pages, seed):
+    if (marker.exists() and json.loads(marker.read_text()) == _marker(pages, seed)
+            and not (out / EDITED).exists()):
         return out
     return generate(pages, out, seed)
 
@@ -63,6 +67,7 @@ def edit_pages(root: Path, count: int, seed: int, tag: str) -> dict[Path, bytes]
     """Append one line (a new link and a number) to `count` source or concept pages, chosen by
     seed; returns the original bytes so the caller can restore them."""
     rng = Random(f"{seed}:{tag}")
+    (root / EDITED).touch()
     concepts = sorted(p.stem for p in (root / "wiki" / "concepts").glob("*.md"))
     originals: dict[Path, bytes] = {}
     for path in _choose(rng, root, count):
@@ -103,8 +108,11 @@ def chosen_pages(root: Path, count: int, seed: int, tag: str) -> list[Path]:
 
 
 def restore(originals: dict[Path, bytes]) -> None:
+    """Write the edited files back, and say so in the vaults they belong to."""
     for path, data in originals.items():
         path.write_bytes(data)
+    for root in {p for path in originals for p in path.parents if (p / MARKER).exists()}:
+        (root / EDITED).unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> None:

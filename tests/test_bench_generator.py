@@ -7,7 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from benchmarks.generate import generate, log_edit, render, restore
+from benchmarks.generate import EDITED, ensure_vault, generate, log_edit, render, restore
 from benchmarks.vault_plan import counts_for
 
 
@@ -59,5 +59,15 @@ def test_a_logged_edit_adds_one_entry_at_the_top_and_restores(tmp_path: Path) ->
              if line.startswith("## [")]
     assert after == [f"## [2026-12-05] ingest | {page.stem}", *entries]
     assert page.read_bytes() != originals[page]
+    assert (root / EDITED).exists()
     restore(originals)
-    assert _digest(root) == before
+    assert _digest(root) == before and not (root / EDITED).exists()
+
+
+def test_a_vault_left_edited_is_generated_again(tmp_path: Path) -> None:
+    root = ensure_vault(100, 3, tmp_path)
+    before = _digest(root)
+    log_edit(root, 0, "t")  # and the run dies before it restores
+    assert _digest(root) != before
+    assert ensure_vault(100, 3, tmp_path) == root and _digest(root) == before
+    assert not (root / EDITED).exists()
