@@ -13,6 +13,7 @@ import asyncio
 import datetime as dt
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -33,6 +34,8 @@ CLIENTS = (1, 8, 32)
 REQUEST_TIMEOUT_S = 120.0
 # A query slower than this with one client is not run with more: that only measures queueing.
 SLOW_MS = 2000.0
+# The API's overhead (one client) is measured again in this many alternating batches.
+INTERLEAVED_ROUNDS = 8
 ROOTS: LiteralString = (
     "MATCH (p:Paper) WHERE EXISTS { (p)-[:BUILDS_ON]->() } "
     "WITH p ORDER BY p.year DESC, p.key LIMIT 400 RETURN p.key AS key")
@@ -266,6 +269,35 @@ def _direct(ctx: GraphContext, case: Case, clients: int, duration: float, warmup
     return _stats(latencies, errors, time.perf_counter() - started, first_error)
 
 
+async def _interleaved(url: str, ctx: GraphContext, case: Case, single_ms: float,
+                       rounds: int = INTERLEAVED_ROUNDS) -> dict[str, Any]:
+    """The API's overhead for one client as a ratio that drift cannot skew: batches over HTTP
+    and through the driver alternate (the same arguments on both sides), so a JIT still
+    warming, a collector's pause or a busier minute falls on both. Batches last ~0.4 s."""
+    batch = max(2, min(40, round(400 / max(single_ms, 1.0))))
+    http: list[float] = []
+    driver: list[float] = []
+    connection = KeepAliveConnection(url, REQUEST_TIMEOUT_S)
+    try:
+        for r in range(rounds):
+            for i in range(r * batch, (r + 1) * batch):
+                started = time.perf_counter()
+                status, body = await connection.post_json(
+                    "/graphql", {"query": case.gql, "variables": case.variables(i)})
+                http.append(time.perf_counter() - started)
+                if status != 200 or (isinstance(body, dict) and body.get("errors")):
+                    raise HttpError(f"{case.name}: {str(body)[:300]}")
+            for i in range(r * batch, (r + 1) * batch):
+                started = time.perf_counter()
+                case.direct(ctx, i)
+                driver.append(time.perf_counter() - started)
+    finally:
+        await connection.close()
+    http_ms, driver_ms = statistics.median(http) * 1000, statistics.median(driver) * 1000
+    return {"http_p50_ms": round(http_ms, 2), "driver_p50_ms": round(driver_ms, 2),
+            "ratio": round(http_ms / driver_ms, 3), "rounds": rounds, "batch": batch}
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -344,6 +376,11 @@ def bench_queries(vault: Path | None = None, *, quick: bool = False,
                     row["http"] = asyncio.run(_http(server.url, case, n, duration, warmup))
                 if n == 1:
                     single = row["driver"]["p50_ms"]
+                    if server is not None and single is not None and not row["driver"][
+                            "errors"] and not row["http"]["errors"]:
+                        row["interleaved"] = asyncio.run(
+                            _interleaved(server.url, ctx, case, single,
+                                         2 if quick else INTERLEAVED_ROUNDS))
                 rows.append(row)
     finally:
         if server is not None:
