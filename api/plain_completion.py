@@ -374,25 +374,12 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                         and _all_unchanged(same, value)):
                     completed[field.key] = list(value)
                     continue
-                if field.leaf_object:  # evidence lines: thousands, without a path each
-                    completed[field.key] = [self._leaf_object(field, item, info) for item in value]
-                    continue
                 completed[field.key] = [
                     self._item(object_type, field, item, info, path, index)
                     for index, item in enumerate(value)]
             else:
                 completed[field.key] = self._item(object_type, field, value, info, path, None)
         return completed
-
-    def _leaf_object(self, field: PlainField, item: Any, info: GraphQLResolveInfo[Any]) -> Any:
-        """An item of a list of objects whose selected fields are all leaves (`_item` without the
-        paths, which only objects and interfaces below it would use)."""
-        if item is None:
-            return _null_item(field.item_non_null)
-        if item is Undefined or (type(item) not in PLAIN_VALUES and isinstance(item, Exception)):
-            raise NotPlain(field.key)
-        return self._complete(field.object_type, field.object_fields,  # type: ignore[arg-type]
-                              item, info, None)
 
     def _kwargs(self, field: PlainField) -> dict[str, Any]:
         """A pure resolver's arguments, coerced as graphql-core does, by parameter name."""
@@ -425,6 +412,9 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
             if coerced is None or coerced is Undefined:
                 raise NotPlain(field.key)
             return coerced
+        if field.kind == OBJECT and field.leaf_object:  # evidence lines: nothing needs a path
+            return self._complete(field.object_type, field.object_fields,  # type: ignore[arg-type]
+                                  value, info, None)
         field_path = Path(path, field.key, parent.name)
         item_path = field_path if index is None else Path(field_path, index, None)
         if field.kind == OBJECT:
