@@ -184,6 +184,12 @@ def _stats(latencies: list[float], errors: int, wall: float, first_error: str | 
             "rps": round(len(ordered) / wall, 1) if wall else None, "first_error": first_error}
 
 
+def _problem(status: int, body: object) -> str | None:
+    """What went wrong with a GraphQL answer (its errors, or the HTTP status), if anything."""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return str(errors or status)[:300] if status != 200 or errors else None
+
+
 async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
                 ) -> dict[str, Any]:
     latencies: list[float] = []
@@ -200,12 +206,7 @@ async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
         except (OSError, TimeoutError, HttpError, asyncio.IncompleteReadError,
                 ValueError) as exc:  # a timeout is a result, not a crash
             return time.perf_counter() - started, repr(exc)[:300]
-        elapsed = time.perf_counter() - started
-        problem = None
-        errors_in_body = body.get("errors") if isinstance(body, dict) else None
-        if status != 200 or errors_in_body:
-            problem = str(errors_in_body or status)[:300]
-        return elapsed, problem
+        return time.perf_counter() - started, _problem(status, body)
 
     try:
         for i in range(warmup):
@@ -285,8 +286,9 @@ async def _interleaved(url: str, ctx: GraphContext, case: Case, single_ms: float
                 status, body = await connection.post_json(
                     "/graphql", {"query": case.gql, "variables": case.variables(i)})
                 http.append(time.perf_counter() - started)
-                if status != 200 or (isinstance(body, dict) and body.get("errors")):
-                    raise HttpError(f"{case.name}: {str(body)[:300]}")
+                problem = _problem(status, body)
+                if problem:
+                    raise HttpError(f"{case.name}: {problem}")
             for i in range(r * batch, (r + 1) * batch):
                 started = time.perf_counter()
                 case.direct(ctx, i)

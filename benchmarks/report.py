@@ -78,7 +78,6 @@ def _phase_table(ingest: dict[str, Any]) -> list[str]:
 def _query_table(query: dict[str, Any]) -> list[str]:
     lines = ["| query | clients | HTTP p50 ms | p95 | p99 | req/s | driver p50 ms | p95 | p99 | "
              "req/s | HTTP/driver (p50) | errors HTTP/driver |", "|---|" + "---:|" * 11]
-    alternating = False
     for row in query.get("rows", []):
         if row.get("skipped"):
             lines.append(f"| {row['query']} | {row['clients']} | skipped: {row['skipped']} |"
@@ -87,10 +86,8 @@ def _query_table(query: dict[str, Any]) -> list[str]:
         http, drv = row.get("http") or {}, row.get("driver") or {}
         ratio = (http["p50_ms"] / drv["p50_ms"]) if http.get("p50_ms") and drv.get(
             "p50_ms") else None
-        interleaved = row.get("interleaved")
-        if interleaved:
-            ratio = interleaved["ratio"]
-            alternating = True
+        if row.get("interleaved"):
+            ratio = row["interleaved"]["ratio"]
         lines.append(
             f"| {row['query']} | {row['clients']} | {_fmt(http.get('p50_ms'), 2)} | "
             f"{_fmt(http.get('p95_ms'), 2)} | {_fmt(http.get('p99_ms'), 2)} | "
@@ -98,13 +95,14 @@ def _query_table(query: dict[str, Any]) -> list[str]:
             f"{_fmt(drv.get('p95_ms'), 2)} | {_fmt(drv.get('p99_ms'), 2)} | "
             f"{_fmt(drv.get('rps'))} | {_fmt(ratio, 2)} | "
             f"{_fmt(http.get('errors'))}/{_fmt(drv.get('errors'))} |")
+    alternating = [row for row in query.get("rows", []) if row.get("interleaved")]
     if alternating:
         lines += ["", "HTTP/driver for one client is measured again in alternating batches "
                       "(HTTP, then the driver, on the same arguments; medians over all "
                       "batches): " + "; ".join(
                           f"{row['query']} {row['interleaved']['http_p50_ms']} / "
-                          f"{row['interleaved']['driver_p50_ms']} ms"
-                          for row in query.get("rows", []) if row.get("interleaved")) + "."]
+                          f"{row['interleaved']['driver_p50_ms']} ms" for row in alternating)
+                  + "."]
     if query.get("note"):
         lines += ["", query["note"]]
     return lines
