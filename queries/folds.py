@@ -41,11 +41,18 @@ _ENTRY_FIELDS: LiteralString = (
 ENTRIES_IN_RANGE: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
     "AND ($as_of IS NULL OR e.date <= $as_of) WITH e " + _ENTRY_FIELDS)
-# Newest first along the seq index, stopping after $count (not a sort of every entry).
+# The newest entry dated on or before $bound is found on the date index, then the seq index is
+# read backwards from it for $count entries. `seq` follows the dates (`loaders.log` numbers the
+# entries after sorting them by date), so every entry below it is dated on or before $bound.
+# Filtering the seq index by date instead read every entry newer than $bound first: half the
+# log for a fold ending mid-way (3-28 ms at 100k pages for 16 entries).
 ENTRIES_ENDING: LiteralString = (
-    "MATCH (e:LogEntry) USING INDEX e:LogEntry(seq) "
-    "WHERE e.seq IS NOT NULL AND e.date <= $ending AND ($as_of IS NULL OR e.date <= $as_of) "
-    "WITH e ORDER BY e.seq DESC LIMIT $count WITH e " + _ENTRY_FIELDS)
+    "CALL () { MATCH (b:LogEntry) WHERE b.date <= $bound "
+    "  RETURN b.date AS last ORDER BY b.date DESC LIMIT 1 } "
+    "CALL (last) { MATCH (b:LogEntry) WHERE b.date = last RETURN max(b.seq) AS top } "
+    "CALL (top) { MATCH (e:LogEntry) USING INDEX e:LogEntry(seq) WHERE e.seq <= top "
+    "  RETURN e ORDER BY e.seq DESC LIMIT $count } "
+    "WITH e " + _ENTRY_FIELDS)
 ENTRIES_BY_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.key IN $keys AND ($as_of IS NULL OR e.date <= $as_of) "
     "WITH e " + _ENTRY_FIELDS)
@@ -169,7 +176,8 @@ def entries_in_range(ctx: GraphContext, date_from: dt.date, date_to: dt.date,
 def entries_ending(ctx: GraphContext, count: int, ending: dt.date,
                    as_of: dt.date | None = None) -> list[EntryFacts]:
     """The `count` newest log entries dated on or before `ending`, oldest first."""
-    rows = ctx.read_values(ENTRIES_ENDING, ending=ending, count=count, as_of=as_of)
+    bound = min(ending, as_of) if as_of is not None else ending
+    rows = ctx.read_values(ENTRIES_ENDING, bound=bound, count=count)
     return [_entry(r) for r in rows]
 
 

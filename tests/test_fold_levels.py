@@ -17,6 +17,7 @@ import pytest
 from graph.ingest import ingest
 from loaders.errors import BadUserInput, NotFound
 from queries import fold_resolver as resolver
+from queries import folds as q
 from queries.base import GraphContext
 from queries.fold_check import check_fold, context_of
 from queries.fold_models import FoldDigest
@@ -152,3 +153,22 @@ def test_write_all_three_levels_and_ingest_converges(ctx: GraphContext, vault: P
     rerun = cli("fold", "--of", A, "--of", B, "--write", "--vault", str(vault))
     assert rerun.exit_code == 0 and "nothing written" in rerun.output
     assert fold_snapshot(ctx.driver, ctx.database) == before
+
+
+def test_entries_ending_are_the_newest_dated_on_or_before(ctx: GraphContext) -> None:
+    """The seek from the date index matches the definition: of every entry dated on or before
+    the bound (and `as_of`), the `count` newest, oldest first; a day boundary splits no day."""
+    every = q.entries_in_range(ctx, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    days = sorted({e.date for e in every})
+    probes = [days[0] - dt.timedelta(days=1), *days, days[-1] + dt.timedelta(days=30),
+              *(d + dt.timedelta(days=1) for d in days)]
+    seen = 0
+    for ending in probes:
+        for as_of in (None, days[len(days) // 2]):
+            bound = min(ending, as_of) if as_of else ending
+            dated = [e for e in every if e.date <= bound]
+            for count in (1, 5, 16, 64):
+                got = q.entries_ending(ctx, count, ending, as_of)
+                assert [e.key for e in got] == [e.key for e in dated[-count:]], (ending, count)
+                seen += len(got)
+    assert seen > 0 and [e.seq for e in every] == sorted(e.seq for e in every)
