@@ -147,6 +147,15 @@ def bullet_rows(entry: LogEntry) -> list[str]:
                        ensure_ascii=False) for b in entry.bullets]
 
 
+def search_text(entry: LogEntry) -> str:
+    """What a search finds a log entry by, and shows of it: its heading and its bullets with
+    their labels (`[2026-06-17] ingest-paper | Title`, `- Key insight: ...`). The log page's
+    own body is not in the full-text index; its entries are, one document each."""
+    bullets = [f"- {b.label}: {b.text}" for b in entry.bullets
+               if entry.style == "heading" or b.offset]  # a bullet entry's own line: its title
+    return "\n".join([f"[{entry.date.isoformat()}] {entry.op} | {entry.title}", *bullets])
+
+
 def touch_props(touch: LogTouch, page: str) -> dict[str, Any]:
     """A touch's properties as the graph stores them: its line as an offset from its entry's,
     as bullets' are (a moved entry's touches need no rewrite)."""

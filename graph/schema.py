@@ -65,6 +65,9 @@ STATEMENTS: tuple[LiteralString, ...] = (
     # overlapping bigrams, and handles Latin-script words as the standard analyzer does.
     "CREATE FULLTEXT INDEX page_text IF NOT EXISTS FOR (p:Page) ON EACH "
     "[p.title, p.aliases_text, p.body] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}",
+    # The log's entries, each its own document (the log page's body is not in `page_text`).
+    "CREATE FULLTEXT INDEX log_text IF NOT EXISTS FOR (e:LogEntry) ON EACH "
+    "[e.search_text] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}",
 )
 
 

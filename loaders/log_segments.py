@@ -28,7 +28,8 @@ from loaders.records import LogEntry, LogSegment, Page
 from loaders.text import fold_name
 
 # How the graph stores the log's facts: a graph written another way is never moved from.
-LOG_FORMAT = "entry-offsets"  # bullets and touches located from their entry's line
+# Bullets and touches located from their entry's line; each entry with its `search_text`.
+LOG_FORMAT = "entry-offsets+search-text"
 
 
 class SegmentIndex:

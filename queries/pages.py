@@ -44,8 +44,10 @@ FIND_PAGE: LiteralString = (
 PAGES_BY_KEYS: LiteralString = (
     "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")
 
+# The log page keeps its body apart (`log_body`, out of the full-text index of bodies).
 BODIES: LiteralString = (
-    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN p.key AS key, p.body AS body")
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) "
+    "RETURN p.key AS key, coalesce(p.body, p.log_body) AS body")
 
 
 def find_page(ctx: GraphContext, name: str) -> PageRecord | None:

@@ -114,7 +114,8 @@ PROPS: tuple[Prop, ...] = (
     Prop("year", VKG.year), Prop("venue", VKG.venue), Prop("url", SCHEMA.url, "uri"),
     Prop("status", VKG.status), Prop("created", DCTERMS.created),
     Prop("updated", DCTERMS.modified), Prop("date_published", DCTERMS.issued),
-    Prop("body", VKG.body, "text"), Prop("size", VKG.size), Prop("link_count", VKG.linkCount),
+    Prop("body", VKG.body, "text"), Prop("log_body", VKG.logBody, "text"),
+    Prop("size", VKG.size), Prop("link_count", VKG.linkCount),
     Prop("dangling_count", VKG.danglingCount), Prop("dangling", VKG.danglingName, many="set"),
     Prop("fold_id", VKG.foldId), Prop("level", VKG.level), Prop("entry_count", VKG.entryCount),
     Prop("range_from", VKG.rangeFrom), Prop("range_to", VKG.rangeTo),
@@ -122,6 +123,7 @@ PROPS: tuple[Prop, ...] = (
     # log entries
     Prop("date", DCTERMS.date), Prop("op", VKG.op), Prop("seq", VKG.seq),
     Prop("day_seq", VKG.daySeq), Prop("style", VKG.style), Prop("text", SCHEMA.text, "text"),
+    Prop("search_text", VKG.searchText, "text"),
     Prop("bullets", VKG.bullets, many="seq"), Prop("block_ids", VKG.blockIds, many="seq"),
     # claims and contradictions
     Prop("origin", VKG.origin), Prop("assessment", VKG.assessment),

@@ -1,6 +1,7 @@
 """Full-text search over titles, aliases and bodies (index `page_text`, cjk analyzer: Japanese
-bigrams and Latin words). User text is always escaped, never Lucene syntax. A page whose name
-(key, title or alias) equals the text ranks first, whatever the body scores say."""
+bigrams and Latin words), and over the log's entries (`log_text`: a hit on the log page). User
+text is always escaped, never Lucene syntax. A page whose name (key, title or alias) equals the
+text ranks first, whatever the body scores say."""
 
 from __future__ import annotations
 
@@ -26,33 +27,45 @@ LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 # opening holds `$needle` (the text, lower-cased), only a window around the first occurrence,
 # cut in Cypher, reaching `$around` (twice the snippet's margin) beyond it on each side or to
 # the body's end: `snippet` cuts from it what it would from the whole body. Otherwise the whole
-# body (searching all 17 MB in Cypher took longer than sending it).
+# body. A hit on the log through one of its entries (`log_text`) sends that entry's heading
+# and bullets (`LogEntry.search_text`): the log's body (17 MB at 100k pages) is not read.
 _BODY: LiteralString = (
-    "WITH p, score, exact, CASE WHEN size(p.body) > $whole "
-    "     THEN toLower(substring(p.body, 0, $opening)) END AS opening "
-    "WITH p, score, exact, CASE WHEN opening CONTAINS $needle "
+    "WITH p, score, exact, entry, CASE WHEN entry IS NULL "
+    "     THEN coalesce(p.body, p.log_body) END AS text "
+    "WITH p, score, exact, entry, text, CASE WHEN size(text) > $whole "
+    "     THEN toLower(substring(text, 0, $opening)) END AS opening "
+    "WITH p, score, exact, entry, text, CASE WHEN opening CONTAINS $needle "
     "     THEN size(split(opening, $needle)[0]) END AS at "
-    "WITH p, score, exact, at, CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
+    "WITH p, score, exact, entry, text, at, "
+    "     CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
     "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, "
-    "CASE WHEN at IS NULL THEN p.body "
-    "     ELSE substring(p.body, start_at, at - start_at + $around + size($needle)) END AS body ")
+    "CASE WHEN entry IS NOT NULL THEN entry.search_text "
+    "     WHEN at IS NULL THEN text "
+    "     ELSE substring(text, start_at, at - start_at + $around + size($needle)) END AS body ")
 
-# Lucene keeps only the best $pool hits; name matches join them (index lookup), and only the
-# $first kept rows are projected (a body is large: never read for the rest of the pool).
+# Lucene keeps only the best $pool hits of pages and of log entries (a log entry's hit is one
+# on its page: the best entry gives the score and the snippet); name matches join them (index
+# lookup), and only the $first kept rows are projected (a body is large: never read for the
+# rest of the pool).
 SEARCH: LiteralString = (
     "CALL () { "
     "  CALL db.index.fulltext.queryNodes('page_text', $lucene, {limit: $pool}) "
-    "  YIELD node, score RETURN node AS p, score, 0 AS exact "
+    "  YIELD node, score RETURN node AS p, score, 0 AS exact, null AS entry "
     "  UNION ALL "
-    "  " + pages_named("$name", "p") + "RETURN p, 0.0 AS score, 1 AS exact } "
-    "WITH p, sum(score) AS score, max(exact) AS exact "
+    "  CALL db.index.fulltext.queryNodes('log_text', $lucene, {limit: $pool}) "
+    "  YIELD node, score MATCH (p:Page {key: node.page}) "
+    "  RETURN p, score, 0 AS exact, node AS entry "
+    "  UNION ALL "
+    "  " + pages_named("$name", "p") + "RETURN p, 0.0 AS score, 1 AS exact, null AS entry } "
+    "WITH p, score, exact, entry ORDER BY score DESC "
+    "WITH p, max(score) AS score, max(exact) AS exact, collect(entry)[0] AS entry "
     "WHERE $kinds IS NULL OR p.kind IN $kinds "
-    "WITH p, score, exact ORDER BY exact DESC, score DESC, p.key LIMIT $first "
+    "WITH p, score, exact, entry ORDER BY exact DESC, score DESC, p.key LIMIT $first "
     + _BODY + "ORDER BY exact DESC, score DESC, p.key")
 
 NAME_ONLY: LiteralString = (
     pages_named("$name", "p") + "WITH p WHERE $kinds IS NULL OR p.kind IN $kinds "
-    "WITH p, 0.0 AS score, 1 AS exact ORDER BY p.key LIMIT $first " + _BODY
+    "WITH p, 0.0 AS score, 1 AS exact, null AS entry ORDER BY p.key LIMIT $first " + _BODY
     + "ORDER BY page.key")
 
 

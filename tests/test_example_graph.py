@@ -280,13 +280,13 @@ def test_unlinked_mentions_in_both_languages(example: IngestReport, neo4j_driver
     assert any(target == "テンソル並列" for _, target in pairs)
 
 
-@pytest.mark.parametrize("text", ["Key insight", "Pages updated", "ingest-paper", "訂正",
-                                  "PagedAttention", "pipeline nothing-such"])
+@pytest.mark.parametrize("text", ["訂正", "PagedAttention", "GPU", "pipeline nothing-such"])
 def test_snippets_of_long_bodies_are_cut_in_the_database_as_from_the_whole_body(
         example: IngestReport, neo4j_driver: neo4j.Driver, neo4j_database: str, text: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A long body (the log's) whose opening holds the text is not sent whole for a snippet:
-    only a window, cut in Cypher; the snippet is the one the whole body gives."""
+    """A long body whose opening holds the text is not sent whole for a snippet: only a
+    window, cut in Cypher; the snippet is the one the whole body gives (the log's hits come
+    from its entries: the next test)."""
     from queries import search as search_module
     from queries.base import GraphContext
     from queries.common import folded, name_term
@@ -295,7 +295,7 @@ def test_snippets_of_long_bodies_are_cut_in_the_database_as_from_the_whole_body(
     ctx = GraphContext(neo4j_driver, neo4j_database)
     monkeypatch.setattr(search_module, "WHOLE_BODY_CHARS", 500)  # most pages are longer
     monkeypatch.setattr(search_module, "OPENING_CHARS", 3000)  # and hold the text later
-    hits = search_module.search(ctx, text)
+    hits = [h for h in search_module.search(ctx, text) if h.page.key != "log"]
     whole = bodies(ctx, [h.page.key for h in hits])
     assert hits and any(len(whole[h.page.key]) > 500 for h in hits)
     assert [h.snippet for h in hits] == [search_module.snippet(whole[h.page.key], text)
@@ -303,6 +303,39 @@ def test_snippets_of_long_bodies_are_cut_in_the_database_as_from_the_whole_body(
     sent = ctx.read(search_module.SEARCH, lucene=search_module.lucene_query(text),
                     name=name_term(folded(text)), kinds=None, first=10, pool=100,
                     **search_module._cut(text))
-    cut = [r for r in sent if r["body"] and len(r["body"]) < len(whole[r["page"]["key"]])]
+    cut = [r for r in sent if r["body"] and r["page"]["key"] != "log"
+           and len(r["body"]) < len(whole[r["page"]["key"]])]
     if "nothing-such" not in text:  # the text itself is in no page: every body sent whole
         assert cut and any(h.snippet for h in hits)
+
+
+@pytest.mark.parametrize("text", ["Key insight", "Pages updated", "ingest-paper", "訂正",
+                                  "PagedAttention"])
+def test_the_log_is_found_through_its_entries(example: IngestReport, neo4j_driver: neo4j.Driver,
+                                              neo4j_database: str, text: str) -> None:
+    """The log page's body is out of the index of bodies (`log_body`, so that a new entry
+    does not index the whole log again); its entries are indexed, each a document: a search
+    that matches one finds the log page, with a snippet of the best entry, and never sends
+    the log's body. The body itself is still the page's (`Page.body`)."""
+    from queries import search as search_module
+    from queries.base import GraphContext
+    from queries.common import folded, name_term
+    from queries.pages import bodies
+
+    ctx = GraphContext(neo4j_driver, neo4j_database)
+    log_file = SHARED_EXAMPLE / "wiki" / "log.md"
+    whole = bodies(ctx, ["log"])["log"]
+    assert whole and whole in log_file.read_text(encoding="utf-8")
+    stored = rows(neo4j_driver, neo4j_database,
+                  "MATCH (p:Page {key: 'log'}) RETURN p.body AS body, size(p.log_body) AS n")
+    assert stored == [{"body": None, "n": len(whole)}]
+    hit = next(h for h in search_module.search(ctx, text) if h.page.key == "log")
+    assert hit.snippet and text.casefold() in hit.snippet.casefold()
+    entries = [r["t"] for r in rows(neo4j_driver, neo4j_database,
+                                    "MATCH (e:LogEntry) RETURN e.search_text AS t")]
+    assert any(search_module.snippet(t, text) == hit.snippet for t in entries)
+    sent = ctx.read(search_module.SEARCH, lucene=search_module.lucene_query(text),
+                    name=name_term(folded(text)), kinds=None, first=10, pool=100,
+                    **search_module._cut(text))
+    log_row = next(r for r in sent if r["page"]["key"] == "log")
+    assert log_row["body"] in entries and len(log_row["body"]) < 2000
