@@ -359,3 +359,34 @@ def test_touches_read_offsets_and_older_lines(
         database_=neo4j_database)
     rows, _, _ = clean_db.execute_query(TOUCHES, keys=["log/x"], database_=neo4j_database)
     assert [(t["page"], t["line"]) for t in rows[0]["touches"]] == [("b", 9), ("a", 42)]
+
+
+def test_a_graph_with_the_log_body_indexed_is_rewritten_to_entries(
+        clean_db: neo4j.Driver, neo4j_database: str, vault: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A graph written before the log's entries were indexed one by one (its body in `body`,
+    in the index of bodies; entries without `search_text`) still finds the log; the next
+    change of the log rewrites it whole (its format changed), so every entry is searchable and
+    the body is no longer in the index of bodies."""
+    from loaders import log_segments
+    from queries.base import GraphContext
+    from queries.search import search
+
+    with monkeypatch.context() as before:
+        before.setattr(log_segments, "LOG_FORMAT", "entry-offsets")  # the format it had
+        ingest(clean_db, neo4j_database, vault)
+    entries = _count(clean_db, neo4j_database, "MATCH (e:LogEntry) RETURN count(e) AS n")
+    clean_db.execute_query(
+        "MATCH (p:Page) WHERE p.log_body IS NOT NULL SET p.body = p.log_body REMOVE p.log_body "
+        "WITH 1 AS done MATCH (e:LogEntry) REMOVE e.search_text", database_=neo4j_database)
+    ctx = GraphContext(clean_db, neo4j_database)
+    word = "Key insight"
+    assert any(h.page.key == "log" for h in search(ctx, word, 30))  # through `page_text`
+    add_on_top(vault, NEW_ENTRY)
+    ingest(clean_db, neo4j_database, vault)
+    assert _count(clean_db, neo4j_database, "MATCH (p:Page) WHERE p.log_body IS NOT NULL "
+                  "AND p.body IS NULL RETURN count(p) AS n") == 1
+    assert _count(clean_db, neo4j_database, "MATCH (e:LogEntry) WHERE e.search_text IS NULL "
+                  "RETURN count(e) AS n") == 0 < entries
+    assert any(h.page.key == "log" for h in search(ctx, word, 30))
+    equals_clean(clean_db, neo4j_database, vault)
