@@ -13,8 +13,9 @@ from queries import search as search_queries
 @strawberry.type
 class SearchQueries:
     @read_field(description="Pages whose title, aliases or body match `text`, best first; a "
-                            "page named exactly `text` comes first. Text is plain words, not "
-                            "query syntax.")
+                            "page named exactly `text` comes first. The log matches through "
+                            "its entries, its snippet from the best one. Text is plain words, "
+                            "not query syntax.")
     async def search(self, info: Ctx, text: str, first: int = 10,
                      kinds: list[PageKind] | None = None) -> list[SearchHit]:
         hits = await info.context.run(search_queries.search, text, first, kinds)
