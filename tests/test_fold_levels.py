@@ -157,7 +157,8 @@ def test_write_all_three_levels_and_ingest_converges(ctx: GraphContext, vault: P
 
 def test_entries_ending_are_the_newest_dated_on_or_before(ctx: GraphContext) -> None:
     """The seek from the date index matches the definition: of every entry dated on or before
-    the bound (and `as_of`), the `count` newest, oldest first; a day boundary splits no day."""
+    the end (and `as_of`), the `count` newest, oldest first, for ends on each day, between
+    days and beyond both ends of the log."""
     every = q.entries_in_range(ctx, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
     days = sorted({e.date for e in every})
     probes = [days[0] - dt.timedelta(days=1), *days, days[-1] + dt.timedelta(days=30),
