@@ -104,6 +104,9 @@ class PlainField(NamedTuple):
     arguments: FieldDetails | None = None
     python_names: Mapping[str, str] | None = None  # argument name -> the resolver's parameter
     leaf_object: bool = False  # an object whose selected fields are all leaves: needs no path
+    # For a list of such objects whose leaves are all taken as they are: completes the list in
+    # one loop, or returns None at the first value that needs more (see `leaf_rows`).
+    rows: Callable[[Iterable[Any]], list[dict[str, Any]] | None] | None = None
     # An enum's output for each of its own values, by identity (they live as long as the schema).
     enum_names: Mapping[int, Any] | None = None
 
@@ -323,9 +326,11 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
             plan = self._whole_plan(field_type, details)
             if plan is None:
                 return None
+            leaf_object = all(f.kind in (LEAF, TYPENAME) for f in plan.fields)
             return field._replace(kind=OBJECT, object_type=field_type, object_fields=plan.fields,
-                                  leaf_object=all(f.kind in (LEAF, TYPENAME)
-                                                  for f in plan.fields))
+                                  leaf_object=leaf_object,
+                                  rows=leaf_rows(field_type, plan.fields)
+                                  if leaf_object and is_list else None)
         if is_abstract_type(field_type):
             by_type: dict[str, tuple[PlainField, ...]] = {}
             for possible in self.schema.get_possible_types(field_type):
@@ -374,6 +379,11 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                         and _all_unchanged(same, value)):
                     completed[field.key] = list(value)
                     continue
+                if field.rows is not None and type(value) in (list, tuple):
+                    rows = field.rows(value)
+                    if rows is not None:
+                        completed[field.key] = rows
+                        continue
                 completed[field.key] = [
                     self._item(object_type, field, item, info, path, index)
                     for index, item in enumerate(value)]
@@ -435,6 +445,49 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                                                  field_info, value)
         fields = field.fields_by_type[runtime.name]  # type: ignore[index]
         return self._complete(runtime, fields, value, field_info, item_path)
+
+
+def leaf_rows(object_type: GraphQLObjectType, fields: tuple[PlainField, ...]
+              ) -> Callable[[Iterable[Any]], list[dict[str, Any]] | None] | None:
+    """For a list of objects whose selected fields are leaves taken as they are (strings,
+    32-bit ints, booleans; nulls where allowed): a function completing the list in one loop,
+    an evidence line in ~1 µs instead of ~3 through `_item`. At the first item or value that
+    is anything else it returns None, and the list takes the general path from the start.
+    None when some field needs more (a coercion, an enum, a list, a pure resolver)."""
+    if object_type.is_type_of is not None:
+        return None
+    readers: list[tuple[str, Callable[[Any], Any], type, bool]] = []
+    for f in fields:
+        if f.kind == TYPENAME:
+            readers.append((f.key, lambda _: object_type.name, str, True))
+        elif (f.kind == LEAF and f.unchanged is not None and not f.is_list
+              and f.arguments is None and f.enum_names is None and f.read is not None):
+            readers.append((f.key, f.read, f.unchanged, f.non_null))
+        else:
+            return None
+    low, high = GRAPHQL_MIN_INT, GRAPHQL_MAX_INT
+
+    def rows(items: Iterable[Any]) -> list[dict[str, Any]] | None:
+        out: list[dict[str, Any]] = []
+        for item in items:
+            if item is None or isinstance(item, Exception):
+                return None
+            row: dict[str, Any] = {}
+            for key, read, same, non_null in readers:
+                value = read(item)
+                kind = type(value)
+                if kind is same:
+                    if kind is int and not low <= value <= high:
+                        return None
+                    row[key] = value
+                elif value is None and not non_null:
+                    row[key] = None
+                else:
+                    return None
+            out.append(row)
+        return out
+
+    return rows
 
 
 def _all_unchanged(kind: type, values: Iterable[Any]) -> bool:
