@@ -185,6 +185,10 @@ CANDIDATE_PAGES: LiteralString = (
     "  WITH 1 AS unfiltered WHERE $author IS NULL AND $concept IS NULL "
     "  MATCH (p:Page) RETURN p } ")
 
+# What the candidates (`CANDIDATE_PAGES`) do not already satisfy: with an author they are the
+# author's works, so only a concept asked as well is checked; without one, with a concept, they
+# are the works on it (re-checking each of a popular concept's 20k works took a third of the
+# query at 100k pages).
 PAGE_FILTER: LiteralString = (
     "($kinds IS NULL OR p.kind IN $kinds) "
     "AND ($tag IS NULL OR any(t IN coalesce(p.tags, []) "
@@ -193,9 +197,7 @@ PAGE_FILTER: LiteralString = (
     "AND ($year_to IS NULL OR p.year <= $year_to) "
     "AND ($venue IS NULL OR EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v:Venue) "
     "  WHERE toLower(v.name) = $venue }) "
-    "AND ($author IS NULL OR EXISTS { MATCH (p)-[:AUTHORED_BY]->(a:Page) "
-    "  WHERE a IN authors }) "
-    "AND ($concept IS NULL OR " + WORKS_ON_CONCEPT + ") "
+    "AND ($concept IS NULL OR $author IS NULL OR " + WORKS_ON_CONCEPT + ") "
     "AND ($has_dangling IS NULL OR (coalesce(p.dangling_count, 0) > 0) = $has_dangling) "
     "AND ($updated_since IS NULL OR p.updated >= $updated_since) "
     "AND ($status IS NULL OR p.status = $status) ")
