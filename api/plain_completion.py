@@ -375,12 +375,11 @@ class PlainCompletionContext(StrawberryGraphQLCoreExecutionContext):
                 if type(value) not in (list, tuple) and (
                         isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__")):
                     raise NotPlain(field.key)
-                if (same is not None and type(value) in (list, tuple)
-                        and _all_unchanged(same, value)):
-                    completed[field.key] = list(value)
-                    continue
-                if field.rows is not None and type(value) in (list, tuple):
-                    rows = field.rows(value)
+                if type(value) in (list, tuple):
+                    if same is not None and _all_unchanged(same, value):
+                        completed[field.key] = list(value)
+                        continue
+                    rows = field.rows(value) if field.rows is not None else None
                     if rows is not None:
                         completed[field.key] = rows
                         continue
@@ -466,7 +465,6 @@ def leaf_rows(object_type: GraphQLObjectType, fields: tuple[PlainField, ...]
             readers.append((f.key, f.read, f.unchanged, f.non_null))
         else:
             return None
-    low, high = GRAPHQL_MIN_INT, GRAPHQL_MAX_INT
 
     def rows(items: Iterable[Any]) -> list[dict[str, Any]] | None:
         out: list[dict[str, Any]] = []
@@ -476,9 +474,8 @@ def leaf_rows(object_type: GraphQLObjectType, fields: tuple[PlainField, ...]
             row: dict[str, Any] = {}
             for key, read, same, non_null in readers:
                 value = read(item)
-                kind = type(value)
-                if kind is same:
-                    if kind is int and not low <= value <= high:
+                if type(value) is same:
+                    if same is int and not _int32(value):
                         return None
                     row[key] = value
                 elif value is None and not non_null:
