@@ -203,7 +203,7 @@ PAGE_FILTER: LiteralString = (
     "AND ($status IS NULL OR p.status = $status) ")
 
 COUNT_PAGES: LiteralString = (
-    NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, authors, concepts WHERE " + PAGE_FILTER
+    NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, concepts WHERE " + PAGE_FILTER
     + "RETURN count(p) AS n")
 
 # Sort expressions: nulls take a sentinel ($nulls) so they sort last in either direction and
@@ -228,7 +228,7 @@ def _list_query(expr: LiteralString, descending: bool) -> LiteralString:
         "sv < $after_value OR (sv = $after_value AND p.key < $after_key)" if descending
         else "sv > $after_value OR (sv = $after_value AND p.key > $after_key)")
     order: LiteralString = "DESC" if descending else "ASC"
-    return (NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, authors, concepts WHERE "
+    return (NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, concepts WHERE "
             + PAGE_FILTER + "WITH p, " + expr + " AS sv "
             "WHERE $after_key IS NULL OR " + after + " "
             "RETURN " + PAGE_PROJECTION + " AS page, sv "
