@@ -170,14 +170,16 @@ class GraphWriter:
         self.batched(w.ADD_PAGES, [k for k in changed if k not in have], name="keys")
         later = _Deferred(keep_claims=whole)
         for facts in load.chunks:
-            holds_log = log is not None and any(f.page.key == log.page for f in facts)
-            if log is not None and holds_log:
-                facts = self._pages_and_log(facts, log)
+            # The log's update when this chunk holds the log page (decided once per chunk).
+            chunk_log = log if log is not None and any(
+                f.page.key == log.page for f in facts) else None
+            if chunk_log is not None:
+                facts = self._pages_and_log(facts, chunk_log)
             else:
                 self._pages(facts)
             self._links(facts)
-            if log is not None and holds_log:
-                log.recount(self)
+            if chunk_log is not None:
+                chunk_log.recount(self)
             self._relations(facts)
             self._log(facts)
             self._claims(facts)
