@@ -12,11 +12,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from loaders.fact_ids import claim_id
 from loaders.records import ClaimRecord, ContradictionRecord
 from loaders.text import fold_name
-from loaders.tokens import make_doc
+from loaders.tokens import words
 
 NUMBER = r"(\d+(?:[.,]\d+)?)"
 VALUE = re.compile(
@@ -65,23 +66,32 @@ class NumericStatement:
     original: str = ""
 
 
+# Metric terms a token cannot hold whole (spaces, or Japanese words a tokenizer may split):
+# found in the clause's text instead.
+METRIC_PHRASES = tuple((phrase, metric) for phrase, metric in METRIC_WORDS.items()
+                       if " " in phrase or (len(phrase) > 2 and not phrase.isascii()))
+
+
+@lru_cache(maxsize=1 << 16)
+def _metric_of(word: str) -> str | None:
+    """The metric a token names, if any (a lexicon word, any width or case, or an upper-case
+    acronym). Kept per word: a vault repeats its words, and the lookup folds each one."""
+    metric = METRIC_WORDS.get(fold_name(word))
+    if metric is None and word.isupper() and word.upper() in METRIC_ACRONYMS:
+        return word.lower()
+    return metric
+
+
 def _metric_tokens(clause: str) -> list[tuple[int, str]]:
-    """(character offset, metric name) of every metric term in a clause, via spaCy tokens."""
-    doc = make_doc(clause)
-    found: list[tuple[int, str]] = []
-    for token in doc:
-        word = token.text
-        key = fold_name(word)
-        if key in METRIC_WORDS:
-            found.append((token.idx, METRIC_WORDS[key]))
-        elif word.upper() in METRIC_ACRONYMS and word.isupper():
-            found.append((token.idx, word.lower()))
+    """(character offset, metric name) of every metric term in a clause, via spaCy's tokens
+    (SudachiPy's for Japanese)."""
+    found = [(at, metric) for at, word in words(clause)
+             if (metric := _metric_of(word)) is not None]
     lowered = clause.lower()
-    for phrase, metric in METRIC_WORDS.items():
-        if " " in phrase or (len(phrase) > 2 and not phrase.isascii()):
-            start = lowered.find(phrase)
-            if start >= 0 and all(pos != start for pos, _ in found):
-                found.append((start, metric))
+    for phrase, metric in METRIC_PHRASES:
+        start = lowered.find(phrase)
+        if start >= 0 and all(pos != start for pos, _ in found):
+            found.append((start, metric))
     found.sort()
     return found
 

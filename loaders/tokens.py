@@ -42,12 +42,35 @@ def make_doc(text: str, lang: str | None = None) -> Any:
 
     words: list[str] = []
     spaces: list[bool] = []
-    for morpheme in _sudachi().tokenize(text):
-        surface = morpheme.surface()
-        if surface == " " and words and not spaces[-1]:
+    for _, surface, space in _japanese(text):
+        if space:
             spaces[-1] = True
-            continue
-        if surface:
+        else:
             words.append(surface)
             spaces.append(False)
     return Doc(blank("ja").vocab, words=words, spaces=spaces)
+
+
+def words(text: str) -> list[tuple[int, str]]:
+    """(character offset, text) of each token `make_doc(text)` holds, in order. Japanese text
+    skips the spaCy `Doc` (building it cost as much as tokenizing) and, for a reader that only
+    looks at the words, its Token objects."""
+    if not has_cjk(text):
+        return [(token.idx, token.text) for token in blank("en").make_doc(text)]
+    return [(at, surface) for at, surface, space in _japanese(text) if not space]
+
+
+def _japanese(text: str) -> list[tuple[int, str, bool]]:
+    """SudachiPy's morphemes of `text` as (offset, surface, is a space): a single space right
+    after a word is that word's trailing space in the Doc, not a token; empty ones are
+    dropped. The surfaces cover `text`, so the offsets are the Doc's `token.idx`."""
+    out: list[tuple[int, str, bool]] = []
+    at, after_word = 0, False
+    for morpheme in _sudachi().tokenize(text):
+        surface = morpheme.surface()
+        if surface:
+            space = surface == " " and after_word
+            out.append((at, surface, space))
+            after_word = not space
+            at += len(surface)
+    return out

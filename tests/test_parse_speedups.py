@@ -195,6 +195,61 @@ def test_has_cjk_is_the_kana_and_kanji_ranges() -> None:
     assert not any(has_cjk(t) for t in outside_)
 
 
+# Spaces SudachiPy and spaCy treat apart: one after a word, runs, leading, trailing, tabs,
+# ideographic; empty text; full-width letters; metric words inside longer words.
+TOKEN_TEXTS = ["", " ", "  ", "ＴＴＦＴ を 1.5 倍", "  二重  スペース ", "\tタブ\t",
+               "a\u3000全角 スペース", "TTFT を最大 1.75 倍削減", "スループット　が 2倍 に",
+               "up to 2x lower latency",
+               "don't   cost-aware e.g. TTFT-bound (P99) 3.5×", "x 2 ×", "高速化で 30% 高速"]
+
+
+def _lines(*roots: Path) -> list[str]:
+    return [line for root in roots for path in sorted(root.rglob("*.md"))
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_words_are_the_tokens_of_make_doc() -> None:
+    from loaders.tokens import make_doc, words
+
+    for text in TOKEN_TEXTS + _lines(SHARED_EXAMPLE, ENGLISH_LAB):
+        assert words(text) == [(t.idx, t.text) for t in make_doc(text)], text
+
+
+def _metric_tokens_reference(clause: str) -> list[tuple[int, str]]:
+    """The metrics of a clause as found before `words` and `_metric_of`: every token of its
+    spaCy Doc, folded and looked up."""
+    from loaders.numeric import METRIC_ACRONYMS, METRIC_WORDS
+    from loaders.tokens import make_doc
+
+    found: list[tuple[int, str]] = []
+    for token in make_doc(clause):
+        key = fold_name(token.text)
+        if key in METRIC_WORDS:
+            found.append((token.idx, METRIC_WORDS[key]))
+        elif token.text.upper() in METRIC_ACRONYMS and token.text.isupper():
+            found.append((token.idx, token.text.lower()))
+    lowered = clause.lower()
+    for phrase, metric in METRIC_WORDS.items():
+        if " " in phrase or (len(phrase) > 2 and not phrase.isascii()):
+            start = lowered.find(phrase)
+            if start >= 0 and all(pos != start for pos, _ in found):
+                found.append((start, metric))
+    return sorted(found)
+
+
+def test_metric_tokens_are_what_the_tokens_of_make_doc_give() -> None:
+    from loaders.numeric import _metric_tokens, sentences
+
+    clauses = TOKEN_TEXTS + [s for line in _lines(SHARED_EXAMPLE, ENGLISH_LAB)
+                             for s in sentences(line)]
+    found = 0
+    for clause in clauses:
+        expected = _metric_tokens_reference(clause)
+        assert _metric_tokens(clause) == expected, clause
+        found += bool(expected)
+    assert found > 100  # the vaults state figures about metrics
+
+
 def _duplicate_names_reference(files: list[VaultFile]) -> list[Problem]:
     """The warnings as they were found before only the pages sharing a name were ranked: every
     page in rank order, a name's first holder keeps it."""
