@@ -1,15 +1,15 @@
-"""Unlinked mentions: known page names in plain text that is not a link, found with spaCy's
-PhraseMatcher over every title and alias, in English and Japanese (SudachiPy), like Obsidian's
-"unlinked mentions" pane. Nothing is downloaded: `spacy.blank` tokenizers only."""
+"""Unlinked mentions: known page names in plain text that is not a link, like Obsidian's
+"unlinked mentions" pane. A name matches where its tokens, lower-cased, are a run of the line's
+tokens (spaCy's blank English tokenizer, SudachiPy for Japanese: `loaders.tokens`), which is
+what spaCy's PhraseMatcher on `LOWER` finds. Nothing is downloaded."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from loaders.mention_filter import NameScan, outside, squash
 from loaders.records import Mention
-from loaders.tokens import blank, has_cjk, make_doc
+from loaders.tokens import has_cjk, words
 
 MIN_LATIN = 3
 MIN_CJK = 2
@@ -23,13 +23,12 @@ def _usable(name: str) -> bool:
 
 
 class MentionFinder:
-    """Finds known page names in lines of text, with one spaCy PhraseMatcher per language.
+    """Finds known page names in lines of text, in English and Japanese.
 
-    The matchers grow lazily: before a line is matched, the names its text can contain (found
-    cheaply by `NameScan`, a superset of what can match) are added. A name that cannot occur in
-    a line cannot match it, so each line gets the matches a matcher over every name would give,
-    while only names that occur somewhere are ever tokenized (building the full matcher up front
-    cost ~1 ms per name, serially, before any page was parsed)."""
+    Only the names a line's text can contain (found cheaply by `NameScan`, a superset of what
+    can match) are tried on it, so only names that occur somewhere are ever tokenized (each
+    once per language, then kept). A PhraseMatcher over every name did the same work through
+    spaCy Docs and their vocabulary: ~40% more of a page's parse at 100k pages."""
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         pairs = sorted({(name.strip(), key) for name, key in names if _usable(name)})
@@ -37,27 +36,33 @@ class MentionFinder:
         for name, key in pairs:
             self._by_squash.setdefault(squash(name), []).append((name, key))
         self._scan = NameScan(self._by_squash)
-        self._matchers: dict[str, Any] = {}
-        self._keys: dict[str, dict[int, str]] = {"en": {}, "ja": {}}
-        self._added: dict[str, set[str]] = {"en": set(), "ja": set()}
+        self._patterns: dict[tuple[str, str], tuple[str, ...]] = {}
 
-    def _matcher(self, lang: str, names: set[str]) -> Any:
-        """The language's matcher, holding at least `names` (squashed)."""
-        if lang not in self._matchers:
-            from spacy.matcher import PhraseMatcher
+    def _pattern(self, lang: str, name: str) -> tuple[str, ...]:
+        """The name's tokens, lower-cased, as a line in `lang` is tokenized."""
+        pattern = self._patterns.get((lang, name))
+        if pattern is None:
+            pattern = tuple(word.lower() for _, word in words(name, lang))
+            self._patterns[(lang, name)] = pattern
+        return pattern
 
-            self._matchers[lang] = PhraseMatcher(blank(lang).vocab, attr="LOWER")
-        matcher = self._matchers[lang]
-        vocab = blank(lang).vocab
-        for squashed in sorted(names - self._added[lang]):
-            self._added[lang].add(squashed)
+    def _spans(self, lang: str, names: set[str],
+               tokens: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+        """(start, end, page key) of every run of `tokens` that is one of `names`' tokens."""
+        lowered = [word.lower() for _, word in tokens]
+        at: dict[str, list[int]] = {}
+        for i, word in enumerate(lowered):
+            at.setdefault(word, []).append(i)
+        spans: list[tuple[int, int, str]] = []
+        for squashed in names:
             for name, key in self._by_squash.get(squashed, ()):
-                if lang == "en" and has_cjk(name):
-                    continue
-                label = f"{key}\x00{name}"
-                self._keys[lang][vocab.strings.add(label)] = key
-                matcher.add(label, [make_doc(name, lang)])
-        return matcher
+                pattern = self._pattern(lang, name)
+                size = len(pattern)
+                for i in at.get(pattern[0], ()) if pattern else ():
+                    if tuple(lowered[i:i + size]) == pattern:
+                        last, word = tokens[i + size - 1]
+                        spans.append((tokens[i][0], last + len(word), key))
+        return spans
 
     def find(self, page: str, line_no: int, text: str,
              link_spans: list[tuple[int, int]]) -> list[Mention]:
@@ -67,29 +72,23 @@ class MentionFinder:
         if not names:
             return []
         lang = "ja" if has_cjk(text) else "en"
-        matcher = self._matcher(lang, names)
-        doc = make_doc(text, lang)
-        out: list[Mention] = []
-        seen: set[str] = set()
-        matches = matcher(doc)
         # Longest match first so "Mooncake Store" does not also count as "Mooncake"; two
         # names on one span (two pages share an alias): the smaller page key first.
-        spans = sorted(((doc[s:e], m) for m, s, e in matches),
-                       key=lambda item: (-(item[0].end_char - item[0].start_char),
-                                         item[0].start_char, self._keys[lang].get(item[1], "")))
+        spans = sorted(self._spans(lang, names, words(text, lang)),
+                       key=lambda span: (span[0] - span[1], span[0], span[2]))
+        out: list[Mention] = []
+        seen: set[str] = set()
         taken: list[tuple[int, int]] = []
-        for span, match_id in spans:
-            start, end = span.start_char, span.end_char
+        for start, end, key in spans:
             if any(s < end and start < e for s, e in link_spans + taken):
                 continue
-            key = self._keys[lang].get(match_id)
-            if key is None or key == page or key in seen:
+            if key == page or key in seen:
                 continue
             if not _word_bounded(text, start, end):
                 continue
             taken.append((start, end))
             seen.add(key)
-            out.append(Mention(source=page, target=key, line=line_no, text=span.text))
+            out.append(Mention(source=page, target=key, line=line_no, text=text[start:end]))
         return out
 
 

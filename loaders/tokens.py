@@ -51,11 +51,11 @@ def make_doc(text: str, lang: str | None = None) -> Any:
     return Doc(blank("ja").vocab, words=words, spaces=spaces)
 
 
-def words(text: str) -> list[tuple[int, str]]:
-    """(character offset, text) of each token `make_doc(text)` holds, in order. Japanese text
+def words(text: str, lang: str | None = None) -> list[tuple[int, str]]:
+    """(character offset, text) of each token `make_doc(text, lang)` holds, in order. Japanese
     skips the spaCy `Doc` (building it cost as much as tokenizing) and, for a reader that only
     looks at the words, its Token objects."""
-    if not has_cjk(text):
+    if (lang or ("ja" if has_cjk(text) else "en")) == "en":
         return [(token.idx, token.text) for token in blank("en").make_doc(text)]
     return [(at, surface) for at, surface, space in _japanese(text) if not space]
 

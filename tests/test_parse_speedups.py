@@ -7,6 +7,7 @@ import posixpath
 import random
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,10 +24,10 @@ from loaders.mention_filter import (
 )
 from loaders.mentions import MentionFinder
 from loaders.parallel import ordered_imap
-from loaders.records import PageKind, Problem
+from loaders.records import Mention, PageKind, Problem
 from loaders.resolver import PageHeader
 from loaders.text import fold_name
-from loaders.vault import clear_caches, load_vault
+from loaders.vault import LoadOptions, clear_caches, load_vault
 from tests.vaults import ENGLISH_LAB, SHARED_EXAMPLE
 
 NAMES = [("Adaptive Batching", "c1"), ("KV キャッシュ管理", "c2"), ("推論", "c3"),
@@ -159,6 +160,75 @@ def test_lazy_matcher_finds_what_a_full_matcher_finds(
     full = mentions()
     assert len(lazy) > 10
     assert lazy == full
+
+
+def _phrase_matcher_mentions(names: list[tuple[str, str]], page: str, line_no: int,
+                             text: str, link_spans: list[tuple[int, int]]
+                             ) -> list[tuple[str, int, str]]:
+    """The mentions spaCy's PhraseMatcher on `LOWER` gives, over every usable name, with the
+    rules `MentionFinder.find` applies after matching (the finder's reference)."""
+    from spacy.matcher import PhraseMatcher
+
+    from loaders.mentions import _usable, _word_bounded
+    from loaders.tokens import blank, has_cjk, make_doc
+
+    lang = "ja" if has_cjk(text) else "en"
+    vocab = blank(lang).vocab
+    matcher, keys = PhraseMatcher(vocab, attr="LOWER"), {}
+    for name, key in sorted({(n.strip(), k) for n, k in names if _usable(n)}):
+        if lang == "en" and has_cjk(name):
+            continue
+        label = f"{key}\x00{name}"
+        keys[vocab.strings.add(label)] = key
+        matcher.add(label, [make_doc(name, lang)])
+    doc = make_doc(text, lang)
+    spans = sorted(((doc[s:e], keys[m]) for m, s, e in matcher(doc)),
+                   key=lambda item: (item[0].start_char - item[0].end_char,
+                                     item[0].start_char, item[1]))
+    out: list[tuple[str, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for span, key in spans:
+        start, end = span.start_char, span.end_char
+        if any(s < end and start < e for s, e in link_spans + taken) or key == page or \
+                key in {k for k, _, _ in out} or not _word_bounded(text, start, end):
+            continue
+        taken.append((start, end))
+        out.append((key, line_no, span.text))
+    return out
+
+
+@pytest.mark.parametrize("vault", [SHARED_EXAMPLE, ENGLISH_LAB], ids=["shared", "english"])
+def test_mentions_are_what_spacys_phrase_matcher_finds(
+        vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line a load hands the finder, matched again by spaCy's PhraseMatcher over every
+    name of the vault (and the lines' words as names too: more overlaps, more ties)."""
+    calls: list[tuple[tuple[str, int, str, list[tuple[int, int]]], list[Mention]]] = []
+    names: list[tuple[str, str]] = []
+    init, find = MentionFinder.__init__, MentionFinder.find
+
+    def remember_names(self: MentionFinder, pairs: Iterable[tuple[str, str]]) -> None:
+        names[:] = pairs
+        init(self, names)
+
+    def remember(self: MentionFinder, *args: Any) -> list[Mention]:
+        found = find(self, *args)
+        calls.append((args, found))
+        return found
+
+    monkeypatch.setattr(MentionFinder, "__init__", remember_names)
+    monkeypatch.setattr(MentionFinder, "find", remember)
+    clear_caches()
+    load_vault(vault, LoadOptions(workers=1))
+    assert sum(len(found) for _, found in calls) > 10
+    for args, found in calls:
+        assert [(m.target, m.line, m.text) for m in found] == \
+            _phrase_matcher_mentions(names, *args), args
+    words = sorted({w for (_, _, text, _), _ in calls[:40] for w in text.split()})
+    extra = names + [(w, f"w{i}") for i, w in enumerate(words)]
+    finder = MentionFinder(extra)
+    for args, _ in calls[:200]:
+        assert [(m.target, m.line, m.text) for m in finder.find(*args)] == \
+            _phrase_matcher_mentions(extra, *args), args
 
 
 def _square(x: int) -> int:
