@@ -1,8 +1,9 @@
-"""spaCy documents for English and Japanese without downloading any model.
+"""Tokens of English and Japanese text without downloading any model.
 
-English uses `spacy.blank("en")`. Japanese is tokenized by SudachiPy (sudachidict-core) and the
-surfaces become a spaCy `Doc` directly: spaCy's own Japanese wrapper also computes tags and
-inflections we never use, at about 15x the cost per line."""
+English uses `spacy.blank("en")`'s tokenizer. Japanese is tokenized by SudachiPy
+(sudachidict-core), its surfaces taken as they are: spaCy's own Japanese wrapper also computes
+tags and inflections we never use, at about 15x the cost per line. Readers get (offset, text)
+pairs, not spaCy Docs: building a Doc cost as much as tokenizing, and no reader needs one."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def has_cjk(text: str) -> bool:
 
 @lru_cache(maxsize=2)
 def blank(lang: str) -> Any:
+    """spaCy's blank pipeline: English's, or the multi-language one (a vocabulary for
+    Japanese tokens)."""
     import spacy
 
     return spacy.blank("en" if lang == "en" else "xx")
@@ -32,45 +35,20 @@ def _sudachi() -> Any:
     return Dictionary(dict="core").create(mode=SplitMode.A)
 
 
-def make_doc(text: str, lang: str | None = None) -> Any:
-    """A tokenized spaCy Doc of `text`; `lang` ("en"/"ja") is guessed from the script if not
-    given. Character offsets (`token.idx`) match `text`."""
-    lang = lang or ("ja" if has_cjk(text) else "en")
-    if lang == "en":
-        return blank("en").make_doc(text)
-    from spacy.tokens import Doc
-
-    words: list[str] = []
-    spaces: list[bool] = []
-    for _, surface, space in _japanese(text):
-        if space:
-            spaces[-1] = True
-        else:
-            words.append(surface)
-            spaces.append(False)
-    return Doc(blank("ja").vocab, words=words, spaces=spaces)
-
-
 def words(text: str, lang: str | None = None) -> list[tuple[int, str]]:
-    """(character offset, text) of each token `make_doc(text, lang)` holds, in order. Japanese
-    skips the spaCy `Doc` (building it cost as much as tokenizing) and, for a reader that only
-    looks at the words, its Token objects."""
+    """(character offset, text) of each token of `text`, in order; `lang` ("en"/"ja") is
+    guessed from the script if not given. The tokens are a spaCy Doc's: for Japanese, a single
+    space right after a word is that word's trailing space, not a token (empty surfaces are
+    dropped); the surfaces cover `text`, so the offsets are `token.idx`."""
     if (lang or ("ja" if has_cjk(text) else "en")) == "en":
         return [(token.idx, token.text) for token in blank("en").make_doc(text)]
-    return [(at, surface) for at, surface, space in _japanese(text) if not space]
-
-
-def _japanese(text: str) -> list[tuple[int, str, bool]]:
-    """SudachiPy's morphemes of `text` as (offset, surface, is a space): a single space right
-    after a word is that word's trailing space in the Doc, not a token; empty ones are
-    dropped. The surfaces cover `text`, so the offsets are the Doc's `token.idx`."""
-    out: list[tuple[int, str, bool]] = []
+    out: list[tuple[int, str]] = []
     at, after_word = 0, False
     for morpheme in _sudachi().tokenize(text):
         surface = morpheme.surface()
         if surface:
-            space = surface == " " and after_word
-            out.append((at, surface, space))
-            after_word = not space
+            after_word = not (surface == " " and after_word)
+            if after_word:
+                out.append((at, surface))
             at += len(surface)
     return out

@@ -170,7 +170,7 @@ def _phrase_matcher_mentions(names: list[tuple[str, str]], page: str, line_no: i
     from spacy.matcher import PhraseMatcher
 
     from loaders.mentions import _usable, _word_bounded
-    from loaders.tokens import blank, has_cjk, make_doc
+    from loaders.tokens import blank, has_cjk
 
     lang = "ja" if has_cjk(text) else "en"
     vocab = blank(lang).vocab
@@ -278,18 +278,45 @@ def _lines(*roots: Path) -> list[str]:
             for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_words_are_the_tokens_of_make_doc() -> None:
-    from loaders.tokens import make_doc, words
+def make_doc(text: str, lang: str | None = None) -> Any:
+    """The spaCy Doc the loaders tokenized into before `words`: spaCy's blank English
+    tokenizer, or SudachiPy's surfaces as a Doc's words (a single space after a word is its
+    trailing space). The reference of `words`, the metrics and the mentions."""
+    from spacy.tokens import Doc
 
-    for text in TOKEN_TEXTS + _lines(SHARED_EXAMPLE, ENGLISH_LAB):
+    from loaders.tokens import _sudachi, blank, has_cjk
+
+    lang = lang or ("ja" if has_cjk(text) else "en")
+    if lang == "en":
+        return blank("en").make_doc(text)
+    words: list[str] = []
+    spaces: list[bool] = []
+    for morpheme in _sudachi().tokenize(text):
+        surface = morpheme.surface()
+        if surface == " " and words and not spaces[-1]:
+            spaces[-1] = True
+            continue
+        if surface:
+            words.append(surface)
+            spaces.append(False)
+    return Doc(blank("ja").vocab, words=words, spaces=spaces)
+
+
+def test_words_are_the_tokens_of_a_spacy_doc() -> None:
+    from loaders.tokens import words
+
+    texts = TOKEN_TEXTS + _lines(SHARED_EXAMPLE, ENGLISH_LAB)
+    for text in texts:
         assert words(text) == [(t.idx, t.text) for t in make_doc(text)], text
+    for text in TOKEN_TEXTS:  # a language forced: names are tokenized as the line's
+        for lang in ("en", "ja"):
+            assert words(text, lang) == [(t.idx, t.text) for t in make_doc(text, lang)], text
 
 
 def _metric_tokens_reference(clause: str) -> list[tuple[int, str]]:
     """The metrics of a clause as found before `words` and `_metric_of`: every token of its
     spaCy Doc, folded and looked up."""
     from loaders.numeric import METRIC_ACRONYMS, METRIC_WORDS
-    from loaders.tokens import make_doc
 
     found: list[tuple[int, str]] = []
     for token in make_doc(clause):
