@@ -57,8 +57,10 @@ class MentionFinder:
         for squashed in names:
             for name, key in self._by_squash.get(squashed, ()):
                 pattern = self._pattern(lang, name)
+                if not pattern:  # a usable name has a token; kept safe all the same
+                    continue
                 size = len(pattern)
-                for i in at.get(pattern[0], ()) if pattern else ():
+                for i in at.get(pattern[0], ()):
                     if tuple(lowered[i:i + size]) == pattern:
                         last, word = tokens[i + size - 1]
                         spans.append((tokens[i][0], last + len(word), key))
