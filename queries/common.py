@@ -85,6 +85,9 @@ PAGE_PROJECTION: LiteralString = (
     "p {.key, .kind, .path, .title, .aliases, .tags, .status, .source_type, .entity_type, "
     ".year, .venue, .url, .created, .updated, .date_published, .link_count, .dangling_count, "
     ".dangling, .fold_id, .level, .entry_count, .range_from, .range_to, .child_keys}")
+# A page `p`'s body: the log page keeps its own apart (`log_body`, out of the full-text index of
+# bodies: its entries are indexed one by one).
+PAGE_BODY: LiteralString = "coalesce(p.body, p.log_body)"
 
 
 class PageRecord(Row):

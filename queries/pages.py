@@ -13,6 +13,7 @@ from loaders.errors import BadUserInput, NotFound
 from loaders.records import PageKind
 from queries.base import GraphContext
 from queries.common import (
+    PAGE_BODY,
     PAGE_PROJECTION,
     PageRecord,
     Row,
@@ -44,10 +45,8 @@ FIND_PAGE: LiteralString = (
 PAGES_BY_KEYS: LiteralString = (
     "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")
 
-# The log page keeps its body apart (`log_body`, out of the full-text index of bodies).
 BODIES: LiteralString = (
-    "UNWIND $keys AS k MATCH (p:Page {key: k}) "
-    "RETURN p.key AS key, coalesce(p.body, p.log_body) AS body")
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN p.key AS key, " + PAGE_BODY + " AS body")
 
 
 def find_page(ctx: GraphContext, name: str) -> PageRecord | None:

@@ -11,7 +11,15 @@ from typing import LiteralString
 from loaders.errors import BadUserInput
 from loaders.records import PageKind
 from queries.base import GraphContext
-from queries.common import PAGE_PROJECTION, PageRecord, Row, folded, name_term, pages_named
+from queries.common import (
+    PAGE_BODY,
+    PAGE_PROJECTION,
+    PageRecord,
+    Row,
+    folded,
+    name_term,
+    pages_named,
+)
 from queries.paging import check_first
 
 MAX_TEXT = 200
@@ -31,7 +39,7 @@ LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 # and bullets (`LogEntry.search_text`): the log's body (17 MB at 100k pages) is not read.
 _BODY: LiteralString = (
     "WITH p, score, exact, entry, CASE WHEN entry IS NULL "
-    "     THEN coalesce(p.body, p.log_body) END AS text "
+    "     THEN " + PAGE_BODY + " END AS text "
     "WITH p, score, exact, entry, text, CASE WHEN size(text) > $whole "
     "     THEN toLower(substring(text, 0, $opening)) END AS opening "
     "WITH p, score, exact, entry, text, CASE WHEN opening CONTAINS $needle "
