@@ -32,7 +32,7 @@ def blank(lang: str) -> Any:
 def _sudachi() -> Any:
     from sudachipy import Dictionary, SplitMode
 
-    return Dictionary(dict="core").create(mode=SplitMode.A)
+    return Dictionary(dict="core").tokenizer(mode=SplitMode.A)
 
 
 def words(text: str, lang: str | None = None) -> list[tuple[int, str]]:
