@@ -39,15 +39,26 @@ def cpu_s() -> float:
     return round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 3)
 
 
-def server_cpu_s(s: Settings | None = None) -> float | None:
-    """CPU seconds the local Neo4j server (VAULTKG_NEO4J_HOME) has used so far; None when it is
-    not a local server we can see."""
+def server_pid(s: Settings | None = None) -> int | None:
+    """The process of the local Neo4j server (VAULTKG_NEO4J_HOME), if it runs."""
     from graph.local_server import neo4j_home, pid_file
 
     try:
         pid = int(pid_file(neo4j_home(s or settings())).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if Path(f"/proc/{pid}").exists() else None
+
+
+def server_cpu_s(s: Settings | None = None) -> float | None:
+    """CPU seconds the local Neo4j server (VAULTKG_NEO4J_HOME) has used so far; None when it is
+    not a local server we can see."""
+    pid = server_pid(s)
+    if pid is None:
+        return None
+    try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, ValueError, IndexError):
+    except (OSError, IndexError):
         return None
     ticks = os.sysconf("SC_CLK_TCK")
     return round((int(fields[11]) + int(fields[12])) / ticks, 3)
