@@ -108,24 +108,36 @@ def _tool(name: str) -> str:
     return found
 
 
+def _call(args: list[str]) -> str:
+    """Run a JDK tool; its failure as one line (e.g. a JVM of another user cannot be attached)."""
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        said = [line.strip() for line in (done.stderr + done.stdout).splitlines()
+                if line.strip() and not line.startswith(("\tat ", " ")) and
+                not line.rstrip().endswith(":")]
+        raise SystemExit(f"{Path(args[0]).name} {' '.join(args[1:3])} failed: "
+                         f"{said[0] if said else f'exit code {done.returncode}'}")
+    return done.stdout
+
+
 @contextlib.contextmanager
 def recording(pid: int, path: Path) -> Iterator[None]:
-    """A JFR recording of the JVM `pid` into `path` while the block runs."""
+    """A JFR recording of the JVM `pid` into `path` while the block runs (default settings:
+    Java code sampled every ~20 ms, a few percent of overhead)."""
     jcmd = _tool("jcmd")
-    subprocess.run([jcmd, str(pid), "JFR.start", f"name={RECORDING}", "settings=default",
-                    f"filename={path}"], check=True, capture_output=True, text=True)
+    _call([jcmd, str(pid), "JFR.start", f"name={RECORDING}", "settings=default",
+           f"filename={path}"])
     try:
         yield
     finally:
-        subprocess.run([jcmd, str(pid), "JFR.stop", f"name={RECORDING}"], check=True,
-                       capture_output=True, text=True)
+        _call([jcmd, str(pid), "JFR.stop", f"name={RECORDING}"])
 
 
 def samples(path: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([_tool("jfr"), "print", "--json", "--stack-depth", str(STACK_DEPTH),
-                           "--events", "jdk.ExecutionSample", str(path)],
-                          check=True, capture_output=True, text=True)
-    events: list[dict[str, Any]] = json.loads(done.stdout)["recording"]["events"]
+    """The recording's execution samples, as `jfr print --json` gives them."""
+    out = _call([_tool("jfr"), "print", "--json", "--stack-depth", str(STACK_DEPTH),
+                 "--events", "jdk.ExecutionSample", str(path)])
+    events: list[dict[str, Any]] = json.loads(out)["recording"]["events"]
     return events
 
 
