@@ -291,7 +291,9 @@ def worker(argv: list[str] | None = None) -> None:
 # -- orchestration (runs in the parent process) -----------------------------------------------
 
 
-def _run(mode: str, vault: Path, profile: Path | None = None) -> dict[str, Any]:
+def run_mode(mode: str, vault: Path, profile: Path | None = None) -> dict[str, Any]:
+    """One measurement (`worker`'s `mode`) in a fresh process, with the local server's CPU
+    seconds over it when the server is ours to see."""
     args = [mode, str(vault)] + (["--profile", str(profile)] if profile else [])
     before = common.server_cpu_s()
     result = common.run_worker("benchmarks.ingest_bench", args)
@@ -341,13 +343,13 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
         drv.close()
     results: dict[str, Any] = {"pages": pages}
     log(f"[{pages}] parse only")
-    results["parse"] = _rates(_run("parse", vault))
+    results["parse"] = _rates(run_mode("parse", vault))
     log(f"[{pages}] full ingest")
-    results["full"] = _rates(_run("ingest", vault))
+    results["full"] = _rates(run_mode("ingest", vault))
     if not reingest:
         return results
     log(f"[{pages}] re-ingest, nothing changed")
-    results["reingest_0"] = _rates(_run("ingest", vault))
+    results["reingest_0"] = _rates(run_mode("ingest", vault))
     originals: dict[Path, bytes] = {}
     try:
         for label, count in (("1 page", 1), ("1%", max(1, pages // 100)),
@@ -356,28 +358,28 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
             for path, data in changed.items():
                 originals.setdefault(path, data)
             log(f"[{pages}] re-ingest after editing {label} ({count} pages)")
-            results[f"reingest_{label}"] = _rates(_run("ingest", vault))
+            results[f"reingest_{label}"] = _rates(run_mode("ingest", vault))
         log(f"[{pages}] re-ingest after editing 1 page, warm process")
         for tag in (WARMUP_TAG, *warm_tags()):
             for path in chosen_pages(vault, 1, WARM_SEED, tag):
                 originals.setdefault(path, path.read_bytes())
-        results["reingest_warm"] = _rates(_run("ingest-warm", vault))
+        results["reingest_warm"] = _rates(run_mode("ingest-warm", vault))
         log(f"[{pages}] re-ingest after editing 1 page and logging it, warm process")
         originals.setdefault(vault / "wiki" / "log.md", (vault / "wiki" / "log.md").read_bytes())
-        results["reingest_warm_log"] = _rates(_run("ingest-warm-log", vault))
+        results["reingest_warm_log"] = _rates(run_mode("ingest-warm-log", vault))
         log(f"[{pages}] re-ingest after editing 1 page, warm process with a session")
-        results["reingest_session"] = _rates(_run("ingest-session", vault))
+        results["reingest_session"] = _rates(run_mode("ingest-session", vault))
         log(f"[{pages}] re-ingest after editing 1 page, in `vaultkg watch`")
-        results["reingest_watch"] = _rates(_run("watch", vault))
+        results["reingest_watch"] = _rates(run_mode("watch", vault))
         log(f"[{pages}] re-ingest after editing 1 page and logging it, in `vaultkg watch`")
-        results["reingest_watch_log"] = _rates(_run("watch-log", vault))
+        results["reingest_watch_log"] = _rates(run_mode("watch-log", vault))
     finally:
         restore(originals)
     if profile_dir is not None:
         log(f"[{pages}] parse only, profiled (not in the tables)")
-        _run("parse", vault, _profile(profile_dir, pages, "parse"))
+        run_mode("parse", vault, _profile(profile_dir, pages, "parse"))
     if not naive:
-        _run("ingest", vault)  # the graph matches the restored vault again
+        run_mode("ingest", vault)  # the graph matches the restored vault again
     else:
         drv = common.driver(s)
         try:
@@ -385,7 +387,7 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
         finally:
             drv.close()
         log(f"[{pages}] naive baseline (one statement per element)")
-        results["naive"] = _rates(_run("naive", vault))
+        results["naive"] = _rates(run_mode("naive", vault))
         results["naive_vs_full"] = {
             "end_to_end": round(results["full"]["elements_per_s"]
                                 / results["naive"]["elements_per_s"], 2),
@@ -401,7 +403,7 @@ def bench_ingest(vault: Path, pages: int, seed: int, *, naive: bool, profile_dir
             common.wipe(drv, s.neo4j_database)
         finally:
             drv.close()
-        _run("ingest", vault)
+        run_mode("ingest", vault)
     return results
 
 

@@ -4,7 +4,7 @@ recording of the local server.
     python -m benchmarks.neo4j_profile VAULT [--keep FILE.jfr]
 
 The client's side of an ingest has phases and cProfile (`ingest_bench`); the server's side was
-one number, its CPU seconds. After sixteen rounds the writes are bound by that number, so this
+one number, its CPU seconds, and that number is what bounds a full ingest (RESULTS.md). This
 splits it: building the transaction's commands, writing the records, updating the indexes,
 the transaction log, locks, the query's index seeks and property writes, decoding Bolt
 messages. It needs the JDK's `jcmd` and `jfr` and a server started by `scripts/neo4j-local.sh`
@@ -143,7 +143,7 @@ def samples(path: Path) -> list[dict[str, Any]]:
 
 def profile_ingest(vault: Path, keep: Path | None = None) -> dict[str, Any]:
     """Wipe, then ingest `vault` in a fresh process while the local server records."""
-    from benchmarks.ingest_bench import _run
+    from benchmarks.ingest_bench import run_mode
 
     pid = common.server_pid()
     if pid is None:
@@ -157,7 +157,7 @@ def profile_ingest(vault: Path, keep: Path | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = keep or Path(tmp) / "ingest.jfr"
         with recording(pid, path):
-            result = _run("ingest", vault)
+            result = run_mode("ingest", vault)
         counts = split(samples(path))
     return {"vault": str(vault), "elapsed_s": result.get("elapsed_s"),
             "server_cpu_s": result.get("server_cpu_s"), "samples": sum(counts.values()),
