@@ -41,13 +41,9 @@ def cpu_s() -> float:
 
 def server_pid(s: Settings | None = None) -> int | None:
     """The process of the local Neo4j server (VAULTKG_NEO4J_HOME), if it runs."""
-    from graph.local_server import neo4j_home, pid_file
+    from graph.local_server import neo4j_home, running_pid
 
-    try:
-        pid = int(pid_file(neo4j_home(s or settings())).read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if Path(f"/proc/{pid}").exists() else None
+    return running_pid(neo4j_home(s or settings()))
 
 
 def server_cpu_s(s: Settings | None = None) -> float | None:

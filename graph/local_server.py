@@ -444,7 +444,7 @@ def _is_our_server(pid: int, home: Path) -> bool:
     return ENTRY_POINT in decoded and f"--home-dir={home}" in decoded
 
 
-def _running_pid(home: Path) -> int | None:
+def running_pid(home: Path) -> int | None:
     """The pid of this home's server if it is running, from the pid file."""
     try:
         pid = int(pid_file(home).read_text().strip())
@@ -595,7 +595,7 @@ def _heap_flags(heap: str) -> list[str]:
 def status(settings: Settings) -> ServerStatus:
     """Whether this home's server runs, and whether Bolt answers with our password."""
     home = neo4j_home(settings)
-    pid = _running_pid(home)
+    pid = running_pid(home)
     uri = bolt_uri(settings)
     ready = pid is not None and bolt_answers(uri, settings.neo4j_password.get_secret_value())
     return ServerStatus(
@@ -618,7 +618,7 @@ def start(settings: Settings) -> ServerStatus:
     java = find_java()
     log = home / "logs" / CONSOLE_LOG
     with _locked(home / "run" / "vaultkg-neo4j.lock"):
-        pid = _running_pid(home)
+        pid = running_pid(home)
         if pid is not None:  # already up, or still starting from another terminal
             _wait_ready(pid, uri, password, log, START_TIMEOUT_S)
             current = status(settings)
@@ -669,7 +669,7 @@ def stop(settings: Settings) -> None:
     if not home.exists():
         return
     with _locked(home / "run" / "vaultkg-neo4j.lock"):
-        pid = _running_pid(home)
+        pid = running_pid(home)
         if pid is not None:
             _terminate(pid)
         pid_file(home).unlink(missing_ok=True)
