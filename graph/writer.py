@@ -24,6 +24,7 @@ from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors
 from graph.errors import GraphError
 from graph.log_update import LogUpdate, bullet_rows, search_text, touch_props
+from graph.records import value_rows
 from graph.schema import ASSERTED_TYPES
 from loaders.log_segments import LogState
 from loaders.numeric import Group, Point, conflict_group, detect_conflicts, group_of
@@ -311,9 +312,9 @@ class GraphWriter:
         """Rows of a query that returns values, lists and maps only (every query here): taken
         as they come, without `record.data()`'s recursive conversion (thousands of claims)."""
         with translate_errors():
-            records, _, _ = self.driver.execute_query(query, _quiet(params),
-                                                      database_=self.database)
-        return [dict(r) for r in records]
+            records, _, keys = self.driver.execute_query(query, _quiet(params),
+                                                         database_=self.database)
+        return value_rows(keys, records)
 
     def _existing(self, keys: list[str]) -> list[str]:
         """The keys (in order) of pages the graph holds now."""
