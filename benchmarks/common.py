@@ -50,14 +50,50 @@ def server_cpu_s(s: Settings | None = None) -> float | None:
     """CPU seconds the local Neo4j server (VAULTKG_NEO4J_HOME) has used so far; None when it is
     not a local server we can see."""
     pid = server_pid(s)
-    if pid is None:
-        return None
+    return None if pid is None else process_cpu_s(pid)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """`/proc/PID/stat` after the command name (which may hold spaces and parentheses)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    return round((int(fields[11]) + int(fields[12])) / ticks, 3)
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system, every thread) process `pid` has used so far; None when it
+    is gone or not visible."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return None
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 3)
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of `pid`: the kernel's lists (one per thread) where it keeps them,
+    else a scan of /proc for processes whose parent is `pid`."""
+    try:
+        return [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
+                for c in (task / "children").read_text().split()]
+    except OSError:
+        pass
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None and fields[1] == str(pid):
+                kids.append(int(entry.name))
+    return kids
+
+
+def process_tree_cpu_s(pid: int) -> float | None:
+    """CPU seconds of `pid` and its live descendants (uvicorn's worker processes); None when
+    `pid` is gone."""
+    own = process_cpu_s(pid)
+    if own is None:
+        return None
+    return round(own + sum(process_tree_cpu_s(kid) or 0.0 for kid in _children(pid)), 3)
 
 
 def peak_rss_mb() -> float:

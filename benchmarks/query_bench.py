@@ -27,6 +27,7 @@ from typing import Any, LiteralString
 import httpx
 
 from benchmarks import common
+from benchmarks.cpu_meter import CpuMeter, per_request_ms
 from benchmarks.http_client import HttpError, KeepAliveConnection
 from queries.base import GraphContext
 
@@ -190,8 +191,8 @@ def _problem(status: int, body: object) -> str | None:
     return str(errors or status)[:300] if status != 200 or errors else None
 
 
-async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
-                ) -> dict[str, Any]:
+async def _http(url: str, case: Case, clients: int, duration: float, warmup: int,
+                meter: CpuMeter) -> dict[str, Any]:
     latencies: list[float] = []
     errors = 0
     first_error: str | None = None
@@ -211,6 +212,7 @@ async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
     try:
         for i in range(warmup):
             await one(connections[0], i)
+        cpu_before = meter.sample()
         deadline = time.perf_counter() + duration
         started = time.perf_counter()
 
@@ -227,14 +229,16 @@ async def _http(url: str, case: Case, clients: int, duration: float, warmup: int
 
         await asyncio.gather(*(worker(c) for c in connections))
         wall = time.perf_counter() - started
+        cpu_after = meter.sample()
     finally:
         for connection in connections:
             await connection.close()
-    return _stats(latencies, errors, wall, first_error)
+    return {**_stats(latencies, errors, wall, first_error),
+            "cpu_ms": per_request_ms(cpu_before, cpu_after, len(latencies) + errors)}
 
 
-def _direct(ctx: GraphContext, case: Case, clients: int, duration: float, warmup: int
-            ) -> dict[str, Any]:
+def _direct(ctx: GraphContext, case: Case, clients: int, duration: float, warmup: int,
+            meter: CpuMeter) -> dict[str, Any]:
     for i in range(warmup):
         try:
             case.direct(ctx, i)
@@ -263,11 +267,14 @@ def _direct(ctx: GraphContext, case: Case, clients: int, duration: float, warmup
             with lock:
                 latencies.append(time.perf_counter() - started)
 
+    cpu_before = meter.sample()
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=clients) as pool:
         for future in [pool.submit(worker) for _ in range(clients)]:
             future.result()
-    return _stats(latencies, errors, time.perf_counter() - started, first_error)
+    wall = time.perf_counter() - started
+    return {**_stats(latencies, errors, wall, first_error),
+            "cpu_ms": per_request_ms(cpu_before, meter.sample(), len(latencies) + errors)}
 
 
 async def _interleaved(url: str, ctx: GraphContext, case: Case, single_ms: float,
@@ -372,10 +379,11 @@ def bench_queries(vault: Path | None = None, *, quick: bool = False,
                                  f"p50 with one client is {single:.0f} ms (> {SLOW_MS:.0f})"})
                     continue
                 log(f"query {case.name} x{n}")
-                row: dict[str, Any] = {"query": case.name, "clients": n,
-                                       "driver": _direct(ctx, case, n, duration, warmup)}
+                row: dict[str, Any] = {"query": case.name, "clients": n, "driver": _direct(
+                    ctx, case, n, duration, warmup, CpuMeter.local(None))}
                 if server is not None:
-                    row["http"] = asyncio.run(_http(server.url, case, n, duration, warmup))
+                    row["http"] = asyncio.run(_http(server.url, case, n, duration, warmup,
+                                                    CpuMeter.local(server.process.pid)))
                 if n == 1:
                     single = row["driver"]["p50_ms"]
                     if server is not None and single is not None and not row["driver"][

@@ -108,6 +108,53 @@ def _query_table(query: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _floor_ms(clients: int, cpu_ms: float | None, cores: int | None) -> float | None:
+    """The mean latency no schedule beats: N closed-loop clients on C cores, each request
+    costing `cpu_ms` of CPU in all, finish at most C / cpu_ms requests per ms (Little's law:
+    mean = N / throughput). Below C clients the cores are not all taken and it says little."""
+    if cpu_ms is None or not cores or clients < cores:
+        return None
+    return clients * cpu_ms / cores
+
+
+def _cpu_table(query: dict[str, Any], cores: int | None) -> list[str]:
+    rows = [r for r in query.get("rows", []) if not r.get("skipped")
+            and ((r.get("http") or {}).get("cpu_ms") or (r.get("driver") or {}).get("cpu_ms"))]
+    if not rows:
+        return []
+    lines = [f"CPU per request, by process (ms; client = the load generator, on the same "
+             f"{cores} cores). Floor: the mean latency that this much CPU allows at that "
+             f"concurrency, clients x total / cores (shown from {cores} clients up); p50 sits "
+             f"at or above it once the cores are the bottleneck.", "",
+             "| query | clients | HTTP: API | Neo4j | client | total | floor ms | p50 ms | "
+             "driver: Neo4j | client | total | floor ms | p50 ms |", "|---|" + "---:|" * 12]
+    for row in rows:
+        http, drv = row.get("http") or {}, row.get("driver") or {}
+        h, d = http.get("cpu_ms") or {}, drv.get("cpu_ms") or {}
+        n = row["clients"]
+        lines.append(
+            f"| {row['query']} | {n} | {_fmt(h.get('api'), 2)} | {_fmt(h.get('neo4j'), 2)} | "
+            f"{_fmt(h.get('client'), 2)} | {_fmt(h.get('total'), 2)} | "
+            f"{_fmt(_floor_ms(n, h.get('total'), cores), 1)} | {_fmt(http.get('p50_ms'), 2)} | "
+            f"{_fmt(d.get('neo4j'), 2)} | {_fmt(d.get('client'), 2)} | "
+            f"{_fmt(d.get('total'), 2)} | {_fmt(_floor_ms(n, d.get('total'), cores), 1)} | "
+            f"{_fmt(drv.get('p50_ms'), 2)} |")
+    return lines
+
+
+def _ingest_floor(ingest: dict[str, Any], cores: int | None) -> list[str]:
+    """The full ingest's CPU in all (the ingest process with its parse workers, and Neo4j)
+    spread over every core: no schedule of that work finishes sooner."""
+    full = ingest.get("full") or {}
+    client, server = full.get("cpu_s"), full.get("server_cpu_s")
+    if client is None or server is None or not cores:
+        return []
+    floor = (client + server) / cores
+    return [f"CPU floor of the full ingest: ({_fmt(client)} client + {_fmt(server)} Neo4j) "
+            f"CPU-s / {cores} cores = **{_fmt(floor)} s**; measured {_fmt(full['elapsed_s'])} s, "
+            f"{_fmt(full['elapsed_s'] / floor, 2)}x the floor."]
+
+
 def _scaling(data: dict[str, Any]) -> list[str]:
     lines = ["| pages | graph nodes | graph rels | full ingest s | pages/s | elements/s | "
              "parse-only s | peak RSS (full) MiB | re-ingest 1 page s | 1 page in watch s "
@@ -140,11 +187,15 @@ def render_markdown(data: dict[str, Any]) -> str:
                 f"Load average before/after: {entry.get('load_before')} / "
                 f"{entry.get('load_after')}.", ""]
         if entry.get("ingest"):
+            floor = _ingest_floor(entry["ingest"], m.get("nproc"))
             out += ["### Ingest", "", *_ingest_table(entry["ingest"]), "",
+                    *([*floor, ""] if floor else []),
                     "### Where the time goes (seconds, per run)", "",
                     *_phase_table(entry["ingest"]), ""]
         if entry.get("query"):
             workers = entry["query"].get("api_workers", 1)
             served = f" (API: {workers} server processes)" if workers != 1 else ""
-            out += [f"### Queries{served}", "", *_query_table(entry["query"]), ""]
+            cpu = _cpu_table(entry["query"], m.get("nproc"))
+            out += [f"### Queries{served}", "", *_query_table(entry["query"]), "",
+                    *([*cpu, ""] if cpu else [])]
     return "\n".join(out) + "\n"
