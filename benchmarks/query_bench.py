@@ -182,6 +182,7 @@ def _stats(latencies: list[float], errors: int, wall: float, first_error: str | 
 
     return {"requests": len(ordered), "errors": errors, "p50_ms": pct(0.50),
             "p95_ms": pct(0.95), "p99_ms": pct(0.99),
+            "mean_ms": round(statistics.fmean(ordered) * 1000, 2) if ordered else None,
             "rps": round(len(ordered) / wall, 1) if wall else None, "first_error": first_error}
 
 

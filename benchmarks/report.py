@@ -117,6 +117,14 @@ def _floor_ms(clients: int, cpu_ms: float | None, cores: int | None) -> float | 
     return clients * cpu_ms / cores
 
 
+def _mean_ms(stats: dict[str, Any], clients: int) -> float | None:
+    """The mean latency of a run; for runs recorded before it was kept, what Little's law
+    gives for closed-loop clients: clients / throughput."""
+    if stats.get("mean_ms") is not None:
+        return float(stats["mean_ms"])
+    return clients * 1000 / stats["rps"] if stats.get("rps") else None
+
+
 def _cpu_table(query: dict[str, Any], cores: int | None) -> list[str]:
     rows = [r for r in query.get("rows", []) if not r.get("skipped")
             and ((r.get("http") or {}).get("cpu_ms") or (r.get("driver") or {}).get("cpu_ms"))]
@@ -124,10 +132,11 @@ def _cpu_table(query: dict[str, Any], cores: int | None) -> list[str]:
         return []
     lines = [f"CPU per request, by process (ms; client = the load generator, on the same "
              f"{cores} cores). Floor: the mean latency that this much CPU allows at that "
-             f"concurrency, clients x total / cores (shown from {cores} clients up); p50 sits "
-             f"at or above it once the cores are the bottleneck.", "",
-             "| query | clients | HTTP: API | Neo4j | client | total | floor ms | p50 ms | "
-             "driver: Neo4j | client | total | floor ms | p50 ms |", "|---|" + "---:|" * 12]
+             f"concurrency, clients x total / cores (shown from {cores} clients up); the "
+             f"measured mean latency sits at or above it (p99 well above: a mean under 50 ms "
+             f"is not a p99 under 50 ms).", "",
+             "| query | clients | HTTP: API | Neo4j | client | total | floor ms | mean ms | "
+             "driver: Neo4j | client | total | floor ms | mean ms |", "|---|" + "---:|" * 12]
     for row in rows:
         http, drv = row.get("http") or {}, row.get("driver") or {}
         h, d = http.get("cpu_ms") or {}, drv.get("cpu_ms") or {}
@@ -135,10 +144,10 @@ def _cpu_table(query: dict[str, Any], cores: int | None) -> list[str]:
         lines.append(
             f"| {row['query']} | {n} | {_fmt(h.get('api'), 2)} | {_fmt(h.get('neo4j'), 2)} | "
             f"{_fmt(h.get('client'), 2)} | {_fmt(h.get('total'), 2)} | "
-            f"{_fmt(_floor_ms(n, h.get('total'), cores), 1)} | {_fmt(http.get('p50_ms'), 2)} | "
+            f"{_fmt(_floor_ms(n, h.get('total'), cores), 1)} | {_fmt(_mean_ms(http, n), 2)} | "
             f"{_fmt(d.get('neo4j'), 2)} | {_fmt(d.get('client'), 2)} | "
             f"{_fmt(d.get('total'), 2)} | {_fmt(_floor_ms(n, d.get('total'), cores), 1)} | "
-            f"{_fmt(drv.get('p50_ms'), 2)} |")
+            f"{_fmt(_mean_ms(drv, n), 2)} |")
     return lines
 
 
