@@ -31,12 +31,16 @@ def driver(s: Settings | None = None) -> neo4j.Driver:
     return create_driver(s or settings())
 
 
-def cpu_s() -> float:
-    """CPU seconds (user + system) of this process and its finished children (parse workers):
-    unlike wall time, hardly affected by other work on the machine."""
+def cpu_s(children: bool = True) -> float:
+    """CPU seconds (user + system, every thread) of this process and, unless told not to, its
+    finished children (the ingest's parse workers): unlike wall time, hardly affected by other
+    work on the machine."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 3)
+    total = own.ru_utime + own.ru_stime
+    if children:
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total += kids.ru_utime + kids.ru_stime
+    return round(total, 3)
 
 
 def server_pid(s: Settings | None = None) -> int | None:

@@ -5,17 +5,9 @@ law), so the split says which process a target waits on."""
 
 from __future__ import annotations
 
-import resource
 from dataclasses import dataclass
 
 from benchmarks import common
-
-
-def own_cpu_s() -> float:
-    """CPU seconds of this process, every thread (the driver's too); finished children, which
-    `common.cpu_s` adds for the ingest's parse workers, are not part of a query's cost."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 @dataclass(frozen=True)
@@ -41,7 +33,9 @@ class CpuMeter:
 
     def sample(self) -> CpuSample:
         return CpuSample(
-            client=own_cpu_s(),
+            # This process's threads, the driver's too; finished children (the ingest's parse
+            # workers) are not part of a query's cost.
+            client=common.cpu_s(children=False),
             api=None if self.api_pid is None else common.process_tree_cpu_s(self.api_pid),
             neo4j=None if self.neo4j_pid is None else common.process_cpu_s(self.neo4j_pid))
 

@@ -3,7 +3,7 @@ become GraphUnavailable / GraphError here and nowhere else."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, LiteralString
 
@@ -66,17 +66,26 @@ def verify(driver: neo4j.Driver, database: str) -> None:
         driver.execute_query("RETURN 1", database_=database)
 
 
-def read(driver: neo4j.Driver, database: str, query: LiteralString,
-         timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
-    """A parameterized read in a managed read transaction (retried on transient errors)."""
+def _read(driver: neo4j.Driver, database: str, query: LiteralString, timeout: float | None,
+          params: dict[str, Any],
+          rows: Callable[[Sequence[str], Iterable[neo4j.Record]], list[dict[str, Any]]]
+          ) -> list[dict[str, Any]]:
+    """`query` in a managed read transaction (retried on transient errors), its records made
+    into dicts by `rows`."""
 
     def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
         result = tx.run(query, params)
-        return data_rows(result.keys(), result)
+        return rows(result.keys(), result)
 
     with translate_errors(), driver.session(database=database,
                                             default_access_mode=neo4j.READ_ACCESS) as session:
         return session.execute_read(neo4j.unit_of_work(timeout=timeout)(work))
+
+
+def read(driver: neo4j.Driver, database: str, query: LiteralString,
+         timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
+    """A parameterized read in a managed read transaction (retried on transient errors)."""
+    return _read(driver, database, query, timeout, params, data_rows)
 
 
 def read_values(driver: neo4j.Driver, database: str, query: LiteralString,
@@ -84,14 +93,7 @@ def read_values(driver: neo4j.Driver, database: str, query: LiteralString,
     """`read` for queries that return only values, lists and maps (no nodes, relationships or
     paths): records are taken as they come, without even `data_rows`' look at every value,
     which costs more than the query on large nested results (a 1,024-entry fold)."""
-
-    def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-        result = tx.run(query, params)
-        return value_rows(result.keys(), result)
-
-    with translate_errors(), driver.session(database=database,
-                                            default_access_mode=neo4j.READ_ACCESS) as session:
-        return session.execute_read(neo4j.unit_of_work(timeout=timeout)(work))
+    return _read(driver, database, query, timeout, params, value_rows)
 
 
 def write(driver: neo4j.Driver, database: str, query: LiteralString,

@@ -4,9 +4,7 @@ checked against the same properties read as the driver's dates. Real Neo4j."""
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
-from typing import Any
 
 import neo4j
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from benchmarks.generate import generate
 from graph.ingest import ingest
 from queries.base import GraphContext
+from queries.common import native
 from queries.folds import contradictions_touching, entries_by_keys
 
 pytestmark = pytest.mark.integration
@@ -26,10 +25,6 @@ STORED_CONTRADICTIONS = (
     "MATCH (x:Contradiction) OPTIONAL MATCH (i:LogEntry {key: x.introduced_by}) "
     "OPTIONAL MATCH (xp:Page {key: x.page}) "
     "RETURN x.id AS id, i.date AS introduced, x.known AS known, xp.updated AS page_updated")
-
-
-def _day(value: Any) -> dt.date | None:
-    return None if value is None else value.to_native()
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +47,8 @@ def test_entries_carry_their_stored_dates(generated_graph: GraphContext) -> None
     created_seen = about_seen = 0
     for entry in entries:
         row = stored[entry.key]
-        assert entry.date == _day(row["date"])
-        expected = sorted((name, _day(created), sorted((k, _day(c)) for k, c in about))
+        assert entry.date == native(row["date"])
+        expected = sorted((name, native(created), sorted((k, native(c)) for k, c in about))
                           for name, created, about in row["touches"])
         got = sorted((t.name, t.created, sorted((c.key, c.created) for c in t.about))
                      for t in entry.touches)
@@ -76,7 +71,7 @@ def test_contradictions_carry_their_stored_dates(generated_graph: GraphContext) 
     for c in found:
         row = stored[c.id]
         assert (c.introduced, c.known, c.page_updated) == (
-            _day(row["introduced"]), _day(row["known"]), _day(row["page_updated"])), c.id
+            native(row["introduced"]), native(row["known"]), native(row["page_updated"])), c.id
     assert sum(c.known is not None for c in found) > 10
     assert sum(c.introduced is not None for c in found) >= 5
     assert sum(c.page_updated is not None for c in found) >= 5
