@@ -71,15 +71,17 @@ def _read(driver: neo4j.Driver, database: str, query: LiteralString, timeout: fl
           rows: Callable[[Sequence[str], Iterable[neo4j.Record]], list[dict[str, Any]]]
           ) -> list[dict[str, Any]]:
     """`query` in a managed read transaction (retried on transient errors), its records made
-    into dicts by `rows`."""
+    into dicts by `rows`. `execute_query` sends the transaction's BEGIN along with the query,
+    where a session's `execute_read` waits for BEGIN's answer first: one round trip less per
+    read. No bookmarks, as in a fresh session."""
 
-    def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-        result = tx.run(query, params)
+    def transform(result: neo4j.Result) -> list[dict[str, Any]]:
         return rows(result.keys(), result)
 
-    with translate_errors(), driver.session(database=database,
-                                            default_access_mode=neo4j.READ_ACCESS) as session:
-        return session.execute_read(neo4j.unit_of_work(timeout=timeout)(work))
+    with translate_errors():
+        return driver.execute_query(
+            neo4j.Query(query, timeout=timeout), params, routing_=neo4j.RoutingControl.READ,
+            database_=database, bookmark_manager_=None, result_transformer_=transform)
 
 
 def read(driver: neo4j.Driver, database: str, query: LiteralString,
@@ -98,10 +100,13 @@ def read_values(driver: neo4j.Driver, database: str, query: LiteralString,
 
 def write(driver: neo4j.Driver, database: str, query: LiteralString,
           timeout: float | None = None, **params: Any) -> neo4j.SummaryCounters:
-    """A parameterized write in a managed write transaction (retried on transient errors)."""
+    """A parameterized write in a managed write transaction (retried on transient errors), its
+    BEGIN sent along with the query, as `read` does."""
 
-    def work(tx: neo4j.ManagedTransaction) -> neo4j.SummaryCounters:
-        return tx.run(query, params).consume().counters
+    def counters(result: neo4j.Result) -> neo4j.SummaryCounters:
+        return result.consume().counters
 
-    with translate_errors(), driver.session(database=database) as session:
-        return session.execute_write(neo4j.unit_of_work(timeout=timeout)(work))
+    with translate_errors():
+        return driver.execute_query(
+            neo4j.Query(query, timeout=timeout), params, routing_=neo4j.RoutingControl.WRITE,
+            database_=database, bookmark_manager_=None, result_transformer_=counters)
