@@ -18,6 +18,7 @@ def native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+# A date read as the driver's Date or as ISO text (`toString` in Cypher; pydantic parses it).
 NeoDate = Annotated[dt.date | None, BeforeValidator(native)]
 
 
@@ -80,11 +81,15 @@ def pages_named(term: LiteralString, var: LiteralString) -> LiteralString:
             "YIELD node AS " + var + " ")
 
 
-# Every page query projects a page through this map (the body is fetched only on demand).
+# Every page query projects a page through this map (the body is fetched only on demand). Its
+# dates come as ISO text, which `PageRecord` parses: the driver decodes each date in Python
+# (~10 µs), and a search of 10 pages returns 30 of them.
 PAGE_PROJECTION: LiteralString = (
     "p {.key, .kind, .path, .title, .aliases, .tags, .status, .source_type, .entity_type, "
-    ".year, .venue, .url, .created, .updated, .date_published, .link_count, .dangling_count, "
-    ".dangling, .fold_id, .level, .entry_count, .range_from, .range_to, .child_keys}")
+    ".year, .venue, .url, created: toString(p.created), updated: toString(p.updated), "
+    "date_published: toString(p.date_published), .link_count, .dangling_count, .dangling, "
+    ".fold_id, .level, .entry_count, range_from: toString(p.range_from), "
+    "range_to: toString(p.range_to), .child_keys}")
 # A page `p`'s body: the log page keeps its own apart (`log_body`, out of the full-text index of
 # bodies: its entries are indexed one by one).
 PAGE_BODY: LiteralString = "coalesce(p.body, p.log_body)"

@@ -14,7 +14,6 @@ from graph.schema import LINEAGE_TYPES
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
 from queries.common import PAGE_PROJECTION, PageRecord, Row
-from queries.pages import pages_by_keys
 
 MAX_DEPTH = 10
 DEFAULT_DEPTH = 10
@@ -121,22 +120,24 @@ def _reach_body(types: LiteralString, depth: LiteralString, up: bool) -> Literal
 
 
 def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
+    """The root page itself comes with its reach: one round trip fewer than reading it first."""
     return ("MATCH (root:Page {key: $key}) " + _reach_body(types, depth, up)
-            + "RETURN found, assertions")
+            + "WITH root AS p, found, assertions "
+            "RETURN " + PAGE_PROJECTION + " AS root, found, assertions")
 
 
 REACH: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
 
 
 def _reach(ctx: GraphContext, key: str, types: LiteralString, depth: LiteralString,
-           up: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+           up: bool) -> dict[str, Any] | None:
+    """The root page's projection (`root`), the works reached (`found`) and the assertions
+    touching them (`assertions`); None when no page has the key."""
     query = REACH.get((types, depth, up))
     if query is None:
         query = REACH.setdefault((types, depth, up), _reach_query(types, depth, up))
     rows = ctx.read(query, key=key)
-    if not rows:
-        return [], []
-    return rows[0]["found"], rows[0]["assertions"]
+    return rows[0] if rows else None
 
 
 def group_edges(assertions: Iterable[dict[str, Any]]) -> list[LineageEdgeRecord]:
@@ -181,15 +182,17 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
     types, depth = relation_types(relations), check_depth(max_depth)
     sides = {Direction.ANCESTORS: [True], Direction.DESCENDANTS: [False],
              Direction.BOTH: [True, False]}[direction]
-    root = pages_by_keys(ctx, [key]).get(key)
-    if root is None:
-        return None
-    nodes: dict[str, LineageNodeRecord] = {
-        key: LineageNodeRecord(page=root, depth=0, side="root")}
+    nodes: dict[str, LineageNodeRecord] = {}
     assertions: list[dict[str, Any]] = []
     truncated = False
     for up in sides:
-        found, found_assertions = _reach(ctx, key, types, depth, up)
+        reached = _reach(ctx, key, types, depth, up)
+        if reached is None:
+            return None
+        found, found_assertions = reached["found"], reached["assertions"]
+        if not nodes:
+            nodes[key] = LineageNodeRecord(page=PageRecord.from_row(reached["root"]), depth=0,
+                                           side="root")
         for f in found:
             page = PageRecord.from_row(f["page"])
             if page.key not in nodes:
@@ -203,8 +206,8 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
                 truncated = True
     edges = group_edges(assertions)
     order = order_by_year([n.page for n in nodes.values()], edges)
-    return LineageResult(root=root, nodes=[nodes[p.key] for p in order], edges=edges,
-                         truncated=truncated)
+    return LineageResult(root=nodes[key].page, nodes=[nodes[p.key] for p in order],
+                         edges=edges, truncated=truncated)
 
 
 def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:

@@ -13,9 +13,10 @@ from queries.base import GraphContext
 from queries.common import NeoDate, Row, stored_bullets, touch_line
 from queries.paging import Slice, check_first, decode_cursor, encode_cursor
 
+# The date comes as ISO text (`NeoDate` parses it: the driver decodes a date in Python).
 ENTRY_PROJECTION: LiteralString = (
-    "e {.key, .date, .op, .title, .line, .seq, .day_seq, .style, .text, .bullets, "
-    ".block_ids, .page}")
+    "e {.key, date: toString(e.date), .op, .title, .line, .seq, .day_seq, .style, .text, "
+    ".bullets, .block_ids, .page}")
 
 
 class LogBullet(Row):
