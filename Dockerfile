@@ -8,12 +8,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY graph ./graph
 COPY api ./api
 COPY loaders ./loaders
 COPY queries ./queries
-RUN pip install .
+RUN pip install -c constraints.txt .
 
 RUN useradd --create-home --uid 10001 vaultkg
 USER vaultkg

@@ -12,11 +12,24 @@ PYTEST_RC_FILE ?=
 
 venv: $(STAMP)
 
-# Reinstall only when pyproject.toml is newer than the stamp.
-$(STAMP): pyproject.toml
+# Reinstall only when pyproject.toml or constraints.txt is newer than the stamp. The versions
+# are the ones constraints.txt pins (those the tests last passed with).
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	$(VENV)/bin/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
+
+# Rewrite constraints.txt from a clean install of the newest versions pyproject.toml allows
+# (in a throwaway venv); run `make test` before committing it.
+.PHONY: lock
+lock:
+	rm -rf .cache/lock-venv
+	$(PYTHON) -m venv .cache/lock-venv
+	.cache/lock-venv/bin/python -m pip install --quiet '.[dev]'
+	{ sed -n '/^#/p' constraints.txt; \
+	  .cache/lock-venv/bin/python -m pip freeze --exclude vaultkg; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .cache/lock-venv
 
 neo4j-start: venv
 	scripts/neo4j-local.sh start
