@@ -100,8 +100,14 @@ def read_values(driver: neo4j.Driver, database: str, query: LiteralString,
 
 def write(driver: neo4j.Driver, database: str, query: LiteralString,
           timeout: float | None = None, **params: Any) -> neo4j.SummaryCounters:
-    """A parameterized write in a managed write transaction (retried on transient errors), its
-    BEGIN sent along with the query, as `read` does."""
+    """A parameterized write in a managed write transaction (retried on transient errors)."""
+    return write_params(driver, database, query, params, timeout)
+
+
+def write_params(driver: neo4j.Driver, database: str, query: LiteralString,
+                 params: dict[str, Any], timeout: float | None = None) -> neo4j.SummaryCounters:
+    """`write` with the parameters as one dict (any names, `timeout` or `query` too), its BEGIN
+    sent along with the query, as `read` does."""
 
     def counters(result: neo4j.Result) -> neo4j.SummaryCounters:
         return result.consume().counters

@@ -21,7 +21,7 @@ import neo4j
 
 from graph import writes as w
 from graph.conflict_scope import conflict_scope
-from graph.connection import translate_errors, write
+from graph.connection import translate_errors, write_params
 from graph.errors import GraphError
 from graph.log_update import LogUpdate, bullet_rows, search_text, touch_props
 from graph.records import value_rows
@@ -81,7 +81,7 @@ class GraphWriter:
         self._counting = threading.Lock()  # `concurrently`'s jobs add to `stats` together
 
     def run(self, query: LiteralString, **params: Any) -> None:
-        counters = write(self.driver, self.database, query, **_quiet(params))
+        counters = write_params(self.driver, self.database, query, _quiet(params))
         with self._counting:
             self.stats.add(counters)
 

@@ -47,3 +47,16 @@ def test_the_drivers_debug_line_of_a_batch_is_short(
                                            database_=neo4j_database)
     assert records[0]["n"] == len(ROWS)
     assert writer.stats.nodes_created == len(ROWS)
+
+
+def test_statement_parameters_may_have_any_name(clean_db: neo4j.Driver,
+                                                neo4j_database: str) -> None:
+    """The writer hands its parameters over as one dict: names that are also keywords of
+    `graph.connection.write` (`timeout`, `database`, `driver`) reach Neo4j too."""
+    writer = GraphWriter(clean_db, neo4j_database)
+    writer.run("CREATE (:BatchProbe {t: $timeout, d: $database, v: $driver})",
+               timeout=3, database="db", driver="drv")
+    records, _, _ = clean_db.execute_query(
+        "MATCH (n:BatchProbe) RETURN n.t AS t, n.d AS d, n.v AS v", database_=neo4j_database)
+    assert [r.data() for r in records] == [{"t": 3, "d": "db", "v": "drv"}]
+    assert writer.stats.nodes_created == 1
