@@ -115,6 +115,20 @@ def test_lineage_by_short_name_means_the_work(api: Api) -> None:
     assert path["fromIsAncestor"] is False
 
 
+
+def test_a_lineage_takes_two_round_trips(api: Api) -> None:
+    """The work named, then its reach, which brings the root page with it (not read again by
+    key; its dates included); both directions add the other side's reach."""
+    query = """query($from: String!, $dir: LineageDirection!) {
+        lineage(from: $from, direction: $dir) { root { key created updated } nodes { side } } }"""
+    for direction, trips in (("ANCESTORS", 2), ("DESCENDANTS", 2), ("BOTH", 3)):
+        body = api.post(query, **{"from": S["FFTrainer"], "dir": direction})
+        assert not body.get("errors"), body.get("errors")
+        assert body["extensions"]["cost"]["neo4jQueries"] == trips, direction
+        root = body["data"]["lineage"]["root"]
+        assert root["key"] == S["FFTrainer"] and root["created"] is not None
+        assert [n["side"] for n in body["data"]["lineage"]["nodes"]].count("ROOT") == 1
+
 def test_descendants_depth_bound_and_relation_filter(api: Api) -> None:
     q = """query($from: String!, $dir: LineageDirection!, $depth: Int!,
                  $rel: [LineageRelation!]) {
