@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import neo4j
 import typer
@@ -19,10 +19,13 @@ from rich.table import Table
 
 from api import demo, fold_cli, rdf_cli, watch_cli
 from api.neo4j_cli import neo4j_app
+from graph.bulk_import import bulk_import
 from graph.connection import create_driver, verify
 from graph.ingest import IngestReport, ingest
 from graph.settings import Settings, get_settings
 from loaders.errors import VaultkgError
+
+R = TypeVar("R")
 
 EXIT_ERROR = 1
 EXIT_SKIPPED = 3
@@ -81,15 +84,38 @@ def ingest_command(
 ) -> None:
     """Load a vault into Neo4j; a second run on an unchanged vault changes nothing."""
     with connected() as (driver, database):
-        progress = _progress() if sys.stderr.isatty() and not as_json else None
-        if progress is not None:
-            with progress as bar:
-                task = bar.add_task("parsing pages", total=None)
-                report = ingest(driver, database, path, force=force,
-                                progress=lambda done, total: bar.update(
-                                    task, completed=done, total=total))
-        else:
-            report = ingest(driver, database, path, force=force)
+        report = _with_progress(not as_json, lambda progress: ingest(
+            driver, database, path, force=force, progress=progress))
+    _finish(report, as_json, verbose)
+
+
+@neo4j_app.command("import")
+def import_command(
+    path: Annotated[Path, typer.Argument(help="Vault folder (its wiki/ is used if present).")],
+    replace: Annotated[bool, typer.Option(
+        help="Replace a graph that already holds pages (else the import refuses).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every warning.")] = False,
+) -> None:
+    """First ingest of a large vault, offline: build the local server's store with
+    neo4j-admin import (the server is stopped meanwhile), then go on as an ingest."""
+    settings = get_settings()
+    report = _with_progress(not as_json, lambda progress: bulk_import(
+        settings, path, replace=replace, progress=progress))
+    _finish(report, as_json, verbose)
+
+
+def _with_progress(show: bool, run: Callable[[Callable[[int, int], None] | None], R]) -> R:
+    """`run(progress)`, with a bar of pages parsed on a terminal."""
+    if not (show and sys.stderr.isatty()):
+        return run(None)
+    with _progress() as bar:
+        task = bar.add_task("parsing pages", total=None)
+        return run(lambda done, total: bar.update(task, completed=done, total=total))
+
+
+def _finish(report: IngestReport, as_json: bool, verbose: bool) -> None:
+    """The report, as JSON or a table with the warnings; exit code 3 if pages were skipped."""
     if as_json:
         typer.echo(json.dumps(report.model_dump(), ensure_ascii=False, indent=2))
     else:

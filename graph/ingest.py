@@ -96,7 +96,8 @@ class _KeptLogHistory:
         return self.log.state if page == self.log.page else self.graph.log_state(page)
 
 
-def _log_after(kept: WrittenLog | None, stream: VaultStream) -> WrittenLog | None:
+def _log_after(kept: WrittenLog | None,
+               stream: VaultStream[PageFacts]) -> WrittenLog | None:
     """The log's entries as the graph holds them once `stream` is written: as it wrote them,
     or, if it left the log alone, as they were (none, if it deleted the log page)."""
     if stream.written_log is not None:
@@ -117,7 +118,7 @@ def _noting(chunks: Generator[list[PageFacts], None, None],
 
 
 def _after(previous: dict[str, PreviousPage], written: dict[str, PreviousPage],
-           stream: VaultStream) -> dict[str, PreviousPage]:
+           stream: VaultStream[PageFacts]) -> dict[str, PreviousPage]:
     """`previous` (updated in place) as a read of the graph would give it once `stream` is
     written: the pages written, without the deleted ones, with the stamps recorded."""
     for key in stream.deleted:

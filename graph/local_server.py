@@ -379,20 +379,39 @@ def _set_initial_password(java: str, home: Path, password: str) -> None:
     """Set neo4j's password before the very first start; later it is fixed in the system db."""
     if (home / "data" / "databases" / "system").exists():
         return
-    cmd = [java, *ADD_OPENS, "-cp", _classpath(home), ADMIN_TOOL,
-           "dbms", "set-initial-password", password]  # fmt: skip
+    run_admin(java, home, ["dbms", "set-initial-password", password],
+              "neo4j-admin set-initial-password", timeout=300)
+
+
+def run_admin(java: str, home: Path, args: list[str], what: str, timeout: float) -> str:
+    """Run neo4j-admin (`AdminTool`) on home with `args`; its output, or a LocalServerError
+    naming `what` and the first line of the tool's own explanation."""
+    cmd = [java, *ADD_OPENS, "-cp", _classpath(home), ADMIN_TOOL, *args]
     try:
         done = subprocess.run(
             cmd, cwd=home, env=_neo4j_env(home), capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, timeout=300, check=False,
+            stdin=subprocess.DEVNULL, timeout=timeout, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired as exc:
-        raise LocalServerError("neo4j-admin set-initial-password did not finish in 300 s") from exc
+        raise LocalServerError(f"{what} did not finish in {timeout:.0f} s") from exc
     if done.returncode != 0:
-        lines = [ln.strip() for ln in (done.stderr + done.stdout).splitlines()]
-        useful = [ln for ln in lines if ln and not ln.startswith(("at ", "..."))]
-        reason = useful[0] if useful else f"exit code {done.returncode}"
-        raise LocalServerError(f"neo4j-admin set-initial-password failed: {reason}")
+        raise LocalServerError(f"{what} failed: {_admin_reason(done)}")
+    return done.stdout
+
+
+_EXCEPTION = re.compile(r"^(?:Caused by: )?(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ")
+
+
+def _admin_reason(done: subprocess.CompletedProcess[str]) -> str:
+    """The tool's own explanation: the innermost cause of a stack trace, else the first line
+    that is neither a trace's frame nor a warning."""
+    lines = [ln.strip() for ln in (done.stderr + done.stdout).splitlines()]
+    causes = [ln for ln in lines if ln.startswith("Caused by: ")]
+    if causes:
+        return _EXCEPTION.sub("", causes[-1])
+    useful = [ln for ln in lines
+              if ln and not ln.startswith(("at ", "...", "WARNING", "Run with '--verbose'"))]
+    return _EXCEPTION.sub("", useful[0]) if useful else f"exit code {done.returncode}"
 
 
 def installed_version(home: Path) -> str | None:

@@ -140,9 +140,18 @@ class GraphWriter:
 
     # -- the whole write -------------------------------------------------------------------
 
-    def write(self, load: VaultStream) -> WriteStats:
+    def write(self, load: VaultStream[PageFacts]) -> WriteStats:
         """Write a load chunk by chunk, as its pages are parsed: memory holds a chunk's records,
         not the vault's."""
+        done = self.begin(load)
+        for facts in load.chunks:
+            self.write_chunk(done, facts)
+        self.finish(done, load)
+        return self.stats
+
+    def begin(self, load: VaultStream[Any]) -> WritePass:
+        """Remove what the load replaces and make every page it writes; the pass that the
+        chunks and `finish` then share."""
         changed = list(load.todo)
         gone = list(load.deleted)
         groups: set[Group] = set()
@@ -167,38 +176,46 @@ class GraphWriter:
         # entry in one chunk may name a page of a later one. New pages get their hash last.
         have = set(existing)
         self.batched(w.ADD_PAGES, [k for k in changed if k not in have], name="keys")
-        later = _Deferred(keep_claims=whole)
-        for facts in load.chunks:
-            # The log's update when this chunk holds the log page (decided once per chunk).
-            chunk_log = log if log is not None and any(
-                f.page.key == log.page for f in facts) else None
-            if chunk_log is not None:
-                facts = self._pages_and_log(facts, chunk_log)
-            else:
-                self._pages(facts)
-            self._links(facts)
-            if chunk_log is not None:
-                chunk_log.recount(self)
-            self._relations(facts)
-            self._log(facts)
-            self._claims(facts)
-            later.add(facts)
+        return WritePass(touched=bool(changed or gone), whole=whole, log=log, groups=groups,
+                         later=Deferred(keep_claims=whole))
+
+    def write_chunk(self, done: WritePass, facts: list[PageFacts]) -> None:
+        """One chunk's pages and their facts."""
+        log = done.log
+        # The log's update when this chunk holds the log page (decided once per chunk).
+        chunk_log = log if log is not None and any(
+            f.page.key == log.page for f in facts) else None
+        if chunk_log is not None:
+            facts = self._pages_and_log(facts, chunk_log)
+        else:
+            self._pages(facts)
+        self._links(facts)
+        if chunk_log is not None:
+            chunk_log.recount(self)
+        self._relations(facts)
+        self._log(facts)
+        self._claims(facts)
+        done.later.add(facts)
+
+    def finish(self, done: WritePass, load: VaultStream[Any]) -> None:
+        """After the last chunk: what names claims, log entries or pages of any chunk, the
+        conflicts, and last the hashes that mark the pages done."""
+        later, groups = done.later, done.groups
         self.batched(w.FOLDS, later.folds)
         self.batched(w.UPSERT_CONTRADICTIONS, later.contradictions)
-        if log is not None:
-            groups.update(log.groups)
-            self.stats.moved += log.moved
-        if changed or gone:
+        if done.log is not None:
+            groups.update(done.log.groups)
+            self.stats.moved += done.log.moved
+        if done.touched:
             self.run(w.DELETE_ORPHANS)
             groups.update(later.groups)
-            if whole:
+            if done.whole:
                 self._derive_all(list(later.numeric.values()))
             else:
                 self._derive_detected(groups, written=later.grouped)
         self.batched(w.SET_HASHES, later.hashes)
         self.batched(w.SET_STAMPS, [{"key": st.key, "mtime_ns": st.mtime_ns, "size": st.size}
                                     for st in load.stamps])
-        return self.stats
 
     def _pages_and_log(self, facts: list[PageFacts], log: LogUpdate) -> list[PageFacts]:
         """The chunk holding the log: its pages written while the log's facts move."""
@@ -428,7 +445,18 @@ def _group_set(rows: list[dict[str, Any]]) -> set[Group]:
 
 
 @dataclass
-class _Deferred:
+class WritePass:
+    """One write's state between `begin`, its chunks and `finish`."""
+
+    touched: bool  # pages are written or deleted
+    whole: bool  # every page the graph holds is rewritten (conflicts derive from the load)
+    log: LogUpdate | None  # the log's moved facts, if its unchanged entries were not parsed
+    groups: set[Group]  # conflict groups whose numeric claims changed
+    later: Deferred
+
+
+@dataclass
+class Deferred:
     """What is written after the last chunk: rows that name claims, log entries or pages any
     chunk may hold, what conflict derivation needs, and the hashes that mark pages done."""
 
@@ -441,6 +469,15 @@ class _Deferred:
     # The numeric claims the graph holds after the write: one per id, the last written (as
     # `MERGE ... SET` leaves it).
     numeric: dict[str, ClaimRecord] = field(default_factory=dict)
+
+    def merge(self, other: Deferred) -> None:
+        """`other`'s pages added after these (as if `add` had been called with them)."""
+        self.folds += other.folds
+        self.contradictions += other.contradictions
+        self.hashes += other.hashes
+        self.groups |= other.groups
+        self.grouped += other.grouped
+        self.numeric.update(other.numeric)
 
     def add(self, facts: list[PageFacts]) -> None:
         for f in facts:

@@ -286,6 +286,12 @@ MARK_DETECTED = (  # written only where it changes: most runs change none
     "WITH x, EXISTS { MATCH (y:Contradiction {kind: 'explicit'}) "
     "  WHERE y.subject = x.subject } AS marked "
     "WHERE x.marked IS NULL OR x.marked <> marked SET x.marked = marked")
+# Lists the offline import's CSV cannot hold (an empty one), which it writes as a sentinel
+# list (`graph.bulk_csv.SENTINELS`), set right once it is imported: `$props` maps the
+# property `$prop` to its list. By label: the import's node labels carry lists.
+RESTORE_LISTS: dict[str, LiteralString] = {
+    label: "MATCH (n:" + label + ") WHERE n[$prop] = $sentinel SET n += $props"
+    for label in ("Page", "LogEntry", "Claim")}
 LINEAGE_INTRODUCED = (
     "MATCH ()-[r]->() WHERE type(r) IN $types AND r.introduced_by IS NOT NULL "
     "RETURN count(r) AS n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from loaders.records import PageFacts, PageStamp, Problem, VaultSnapshot
 
@@ -26,10 +26,15 @@ class WrittenLog:
     signatures: dict[str, str]
 
 
+C = TypeVar("C")
+
+
 @dataclass
-class VaultStream:
+class VaultStream(Generic[C]):
     """Everything but `chunks` is known up front; `problems` grows while `chunks` is read
-    (parse problems are found as pages are parsed), so read it after the last chunk."""
+    (parse problems are found as pages are parsed), so read it after the last chunk. A chunk
+    holds each page's facts, or what a function of them run beside the parse made of them
+    (`loaders.vault.stream_vault`'s `then`)."""
 
     root: str
     todo: tuple[str, ...]  # keys of the pages `chunks` yields, in order
@@ -37,7 +42,7 @@ class VaultStream:
     deleted: tuple[str, ...]
     stamps: tuple[PageStamp, ...]
     problems: list[Problem]
-    chunks: Generator[list[PageFacts], None, None]
+    chunks: Generator[list[C], None, None]
     scan: VaultScan | None = None  # what this load saw, for the next (see `LoadOptions.scan`)
     log: str | None = None  # key of the log page, when `chunks` yields it
     log_moves: bool = False  # the log's unchanged entries are not in `chunks`: move their facts
@@ -48,7 +53,7 @@ class VaultStream:
         the garbage collector finds the generator."""
         self.chunks.close()
 
-    def snapshot(self) -> VaultSnapshot:
+    def snapshot(self: VaultStream[PageFacts]) -> VaultSnapshot:
         """The whole load in memory (reads every chunk)."""
         facts = tuple(f for chunk in self.chunks for f in chunk)
         return VaultSnapshot(root=self.root, facts=facts, unchanged=self.unchanged,

@@ -8,6 +8,7 @@ a changed name could affect). Which files are read, and when a file's stamp spar
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import posixpath
 import re
 import time
@@ -16,7 +17,7 @@ from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar, overload
 
 from loaders import page_parser as pp
 from loaders.errors import VaultError
@@ -72,6 +73,8 @@ from loaders.resolver import NameIndex, PageHeader, rank
 from loaders.scan import NameState, VaultScan, scan_files
 from loaders.stream import VaultStream, WrittenLog
 from loaders.text import fold_name
+
+T = TypeVar("T")
 
 # Pages parsed and written together (see `stream_vault`): enough rows for full write batches,
 # few enough that an ingest holds two chunks' records, not the vault's.
@@ -311,11 +314,24 @@ def load_vault(path: Path, options: LoadOptions | None = None) -> VaultSnapshot:
         return stream_vault(path, options).snapshot()
 
 
+@overload
 def stream_vault(path: Path, options: LoadOptions | None = None,
-                 chunk_pages: int = CHUNK_PAGES) -> VaultStream:
+                 chunk_pages: int = CHUNK_PAGES) -> VaultStream[PageFacts]: ...
+
+
+@overload
+def stream_vault(path: Path, options: LoadOptions | None, chunk_pages: int,
+                 then: Callable[[PageFacts], T]) -> VaultStream[T]: ...
+
+
+def stream_vault(path: Path, options: LoadOptions | None = None,
+                 chunk_pages: int = CHUNK_PAGES,
+                 then: Callable[[PageFacts], Any] | None = None) -> VaultStream[Any]:
     """`load_vault` as a stream: the header pass, the name index and the log now; the pages
     that changed parsed (on every core) as the caller reads `chunks`, `chunk_pages` at a
-    time."""
+    time. With `then`, each page's facts are handed to it where they were parsed (in a
+    worker process), and chunks hold what it returns: work on the facts that runs on every
+    core, and only its (smaller) result travels back."""
     options = options or LoadOptions()
     root = vault_root(path)
     with cyclic_gc_paused():
@@ -328,7 +344,7 @@ def stream_vault(path: Path, options: LoadOptions | None = None,
                        unchanged=plan.unchanged, deleted=plan.deleted, stamps=plan.stamps,
                        problems=plan.problems, scan=plan.scan, log=plan.log,
                        log_moves=plan.log_moves, written_log=plan.written_log,
-                       chunks=_parsed_chunks(plan, options, max(1, chunk_pages)))
+                       chunks=_parsed_chunks(plan, options, max(1, chunk_pages), then))
 
 
 @dataclass
@@ -499,21 +515,23 @@ def _folds_over(f: VaultFile, days: set[dt.date]) -> bool:
     return any(fold.range_from <= day <= fold.range_to for day in days)
 
 
-def _parsed_chunks(plan: _Plan, options: LoadOptions,
-                   size: int) -> Generator[list[PageFacts], None, None]:
-    """The plan's pages parsed, `size` at a time, in order. Pages parse independently: large
-    jobs run on every core, at most about two chunks ahead of the reader. A file's text is
-    let go once its page is parsed."""
+def _parsed_chunks(plan: _Plan, options: LoadOptions, size: int,
+                   then: Callable[[PageFacts], Any] | None = None
+                   ) -> Generator[list[Any], None, None]:
+    """The plan's pages parsed, `size` at a time, in order (or what `then` makes of each).
+    Pages parse independently: large jobs run on every core, at most about two chunks ahead
+    of the reader. A file's text is let go once its page is parsed."""
     todo = plan.todo
-    results = ordered_imap(plan.parse, todo, workers=options.workers, progress=options.progress,
+    parse = plan.parse if then is None else functools.partial(_parse_then, plan, then)
+    results = ordered_imap(parse, todo, workers=options.workers, progress=options.progress,
                            ahead=size, heavy_last=plan.heavy_last, nice=PARSE_NICE)
     done = 0
     while done < len(todo):
-        chunk: list[PageFacts] = []
+        chunk: list[Any] = []
         with cyclic_gc_paused():
             for page_facts, found in islice(results, size):
-                if page_facts.is_log:
-                    page_facts = page_facts.model_copy(update={"log_entries": plan.log_entries})
+                if then is None and page_facts.is_log:
+                    page_facts = _with_log_entries(plan, page_facts)
                 chunk.append(page_facts)
                 plan.problems.extend(found)
                 todo[done].text = todo[done].front = None
@@ -521,6 +539,19 @@ def _parsed_chunks(plan: _Plan, options: LoadOptions,
         if not chunk:
             return
         yield chunk
+
+
+def _with_log_entries(plan: _Plan, facts: PageFacts) -> PageFacts:
+    """The log page's facts with its entries, which the plan parsed (`parse` leaves them
+    out: sent back from a worker, they would cost their pickling)."""
+    return facts.model_copy(update={"log_entries": plan.log_entries})
+
+
+def _parse_then(plan: _Plan, then: Callable[[PageFacts], Any],
+                f: VaultFile) -> tuple[Any, list[Problem]]:
+    """Worker side: a page parsed, then handed to `then` (the log with its entries)."""
+    facts, found = plan.parse(f)
+    return then(_with_log_entries(plan, facts) if facts.is_log else facts), found
 
 
 def _new_stamps(unchanged: list[VaultFile], options: LoadOptions) -> tuple[PageStamp, ...]:

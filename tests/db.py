@@ -8,6 +8,7 @@ skip for want of a database: whoever calls `acquire` turns a LocalServerError in
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,15 @@ class TestDatabase:
     database: str
     source: str  # "env", "testcontainers" or "local"
     release: Callable[[], None] = field(default=lambda: None, repr=False)
+
+
+def free_port(preferred: int) -> int:
+    """`preferred` if nothing listens on it on the loopback, else a port the system picks."""
+    if not local_server.port_in_use(preferred):
+        return preferred
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def docker_engine_answers(timeout: int = DOCKER_PING_TIMEOUT_S) -> bool:

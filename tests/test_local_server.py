@@ -20,14 +20,6 @@ from tests import db as test_db
 THROWAWAY_PORT = 17787
 
 
-def _free_port(preferred: int) -> int:
-    if not local_server.port_in_use(preferred):
-        return preferred
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _tmp_settings(tmp_path: Path, port: int) -> Settings:
     return Settings().model_copy(update={"neo4j_home": tmp_path / "home", "neo4j_bolt_port": port})
 
@@ -100,7 +92,7 @@ def test_missing_java_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on PATH
     with pytest.raises(LocalServerError, match="java not found") as info:
-        local_server.start(_tmp_settings(tmp_path, _free_port(THROWAWAY_PORT)))
+        local_server.start(_tmp_settings(tmp_path, test_db.free_port(THROWAWAY_PORT)))
     assert "\n" not in str(info.value)
 
 
@@ -211,7 +203,7 @@ def test_stop_leaves_no_process_behind(
     """A throwaway server (own home and port), so the session's server keeps running."""
     settings, _ = local_neo4j
     (tmp_path / "cache").symlink_to(local_server.cache_dir(settings).parent)  # reuse the jars
-    throwaway = _tmp_settings(tmp_path, _free_port(THROWAWAY_PORT))
+    throwaway = _tmp_settings(tmp_path, test_db.free_port(THROWAWAY_PORT))
     home = local_server.neo4j_home(throwaway)
     st = local_server.start(throwaway)
     try:

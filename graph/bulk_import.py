@@ -1,0 +1,221 @@
+"""First ingest of a whole vault into the local server's store through `neo4j-admin database
+import` instead of transactions: the pages and their facts are written as CSV files while the
+vault is parsed, the server is stopped, the tool builds the store from them, and once the
+server is up again the writer does what comes after the pages (folds, contradictions,
+conflicts, hashes) as an ingest does. The graph is the one `graph.ingest.ingest` makes
+(`tests/test_bulk_import.py` compares them), and a later `ingest` goes on from it.
+
+Only for the server vaultkg runs (`graph.local_server`): the tool needs the store's folder and
+the database stopped, which Community can only do by stopping the server."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import neo4j
+from pydantic import BaseModel
+
+from graph import local_server
+from graph import writes as w
+from graph.bulk_csv import SENTINELS, CsvFiles, ImportFiles
+from graph.bulk_index import BulkIndex, PageRows
+from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
+from graph.connection import create_driver, translate_errors
+from graph.errors import GraphError, LocalServerError
+from graph.ingest import TOTALS, IngestReport
+from graph.lock import ingest_lock
+from graph.schema import ensure_schema
+from graph.settings import Settings
+from graph.writer import BATCH, GraphWriter, WritePass
+from loaders.files import vault_root
+from loaders.log_segments import LogState
+from loaders.records import Problem
+from loaders.stream import VaultStream
+from loaders.vault import CHUNK_PAGES, LoadOptions, stream_vault
+
+IMPORT_TIMEOUT_S = 3600.0
+
+
+class BulkTimings(BaseModel):
+    """Where an offline import's time went, in seconds."""
+
+    parse_and_files: float
+    stop: float
+    admin_import: float
+    start: float
+    indexes: float
+    lists: float
+    finish: float
+
+
+class BulkReport(IngestReport):
+    """An ingest's report, with the import's own counts and phases."""
+
+    imported_nodes: int
+    imported_relationships: int
+    timings: BulkTimings
+
+
+class _EmptyLogHistory:
+    """An empty database's answers about the log (what the writer reads back on one)."""
+
+    def entry_signatures(self) -> Mapping[str, str | None]:
+        return {}
+
+    def entries_reach(self, keys: Collection[str]) -> tuple[set[str], set[str]]:
+        return set(), set()
+
+    def log_state(self, page: str) -> LogState | None:
+        return None
+
+
+def _check_local(settings: Settings) -> None:
+    """The database the settings connect to must be the local server's, whose store the
+    import writes."""
+    uri = urlsplit(settings.neo4j_uri)
+    if uri.hostname not in ("127.0.0.1", "localhost") or \
+            (uri.port or 7687) != settings.neo4j_bolt_port:
+        raise GraphError(
+            f"NEO4J_URI ({settings.neo4j_uri}) is not the local server "
+            f"({local_server.bolt_uri(settings)}), whose store the offline import writes: "
+            "unset NEO4J_URI or set VAULTKG_NEO4J_BOLT_PORT to its port")
+
+
+def _page_count(driver: neo4j.Driver, database: str) -> int:
+    with translate_errors():
+        records, _, _ = driver.execute_query(w.PAGE_COUNT, database_=database, routing_="r")
+    return int(records[0]["n"])
+
+
+def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
+                progress: Callable[[int, int], None] | None = None,
+                chunk_pages: int = CHUNK_PAGES, batch_size: int = BATCH) -> BulkReport:
+    """Build the local server's graph from the vault at `path` with the offline importer.
+    The graph must hold no page, unless `replace`: then it is replaced whole."""
+    started = time.perf_counter()
+    vault_root(path)  # a vault that cannot be read stops nothing
+    _check_local(settings)
+    database = settings.neo4j_database
+    home = local_server.neo4j_home(settings)
+    local_server.start(settings)  # jars, password, and the graph's state to check
+    folder = home / "import" / f"vaultkg-{uuid.uuid4().hex[:12]}"
+    try:
+        with create_driver(settings) as driver:
+            ensure_schema(driver, database)
+            with ingest_lock(driver, database):  # an ingest now running finishes first
+                held = _page_count(driver, database)
+                if held and not replace:
+                    raise GraphError(
+                        f"the graph already holds {held} pages; the offline import builds a "
+                        "new store: pass --replace to drop it, or use `vaultkg ingest`")
+                folder.mkdir(parents=True)
+                stream, done, files = _write_files(path, folder, progress, chunk_pages,
+                                                   batch_size)
+        parsed = time.perf_counter()
+        local_server.stop(settings)
+        stopped = time.perf_counter()
+        _admin_import(settings, home, files)
+        imported = time.perf_counter()
+        local_server.start(settings)
+        up = time.perf_counter()
+        with create_driver(settings) as driver:
+            ensure_schema(driver, database)
+            indexed = time.perf_counter()
+            writer = GraphWriter(driver, database, batch_size=batch_size)
+            restore_lists(writer, files)
+            patched = time.perf_counter()
+            with ingest_lock(driver, database):
+                writer.finish(done, stream)
+            with translate_errors():
+                records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    finished = time.perf_counter()
+    problems: list[Problem] = list(stream.problems)
+    stats = writer.stats
+    return BulkReport(
+        vault=stream.root, **records[0].data(), parsed=len(stream.todo), unchanged=0,
+        deleted=0, nodes_created=files.node_count + stats.nodes_created,
+        nodes_deleted=stats.nodes_deleted,
+        relationships_created=files.relationship_count + stats.relationships_created,
+        relationships_deleted=stats.relationships_deleted, changed=True,
+        elapsed_s=round(finished - started, 3),
+        problems=[str(p) for p in problems if not p.skipped],
+        skipped=[str(p) for p in problems if p.skipped],
+        imported_nodes=files.node_count, imported_relationships=files.relationship_count,
+        timings=BulkTimings(parse_and_files=round(parsed - started, 2),
+                            stop=round(stopped - parsed, 2),
+                            admin_import=round(imported - stopped, 2),
+                            start=round(up - imported, 2), indexes=round(indexed - up, 2),
+                            lists=round(patched - indexed, 2),
+                            finish=round(finished - patched, 2)))
+
+
+def _write_files(path: Path, folder: Path, progress: Callable[[int, int], None] | None,
+                 chunk_pages: int, batch_size: int
+                 ) -> tuple[VaultStream[PageRows], WritePass, ImportFiles]:
+    """Parse the vault and write its import files: each page's rows where it was parsed
+    (`PageEncoder`), gathered here in page order (`BulkIndex`)."""
+    index = BulkIndex()
+    stream = stream_vault(path, LoadOptions(previous={}, force=True, progress=progress,
+                                            log_history=_EmptyLogHistory()), chunk_pages,
+                          PageEncoder(folder, index, batch_size))
+    own = CsvFiles(folder, "main")
+    try:
+        # Every page is made (by key) before the first chunk, and so before the workers fork.
+        sink = PageSink(own, index)
+        done = BulkWriter(sink, batch_size).begin(stream)
+        events, relationships = sink.take()
+        index.take(PageRows(events=events, files=own.take_new(), longest=own.longest,
+                            relationships=relationships, later=None))
+        for chunk in stream.chunks:
+            for rows in chunk:
+                index.take(rows)
+                done.later.merge(rows.later)
+    except BaseException:
+        own.close()
+        stream.close()
+        raise
+    stream.close()
+    return stream, done, index.close(own)
+
+
+def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
+    """Run the import; if it fails, the half-built database is removed, so the server starts
+    with an empty one (the graph held no page, or the caller asked to replace it)."""
+    args = ["database", "import", "full", "--verbose", settings.neo4j_database,
+            "--overwrite-destination=true", "--array-delimiter=U+001F",
+            f"--read-buffer-size={files.read_buffer}", "--skip-bad-relationships=false",
+            "--skip-duplicate-nodes=false", f"--report-file={home / 'logs' / 'import.report'}"]
+    args.append("--multiline-fields=true")  # bodies span lines
+    args += [f"--nodes={labels}={file}" for labels, file in files.nodes]
+    args += [f"--relationships={rel_type}={file}" for rel_type, file in files.relationships]
+    try:
+        local_server.run_admin(local_server.find_java(), home, args,
+                               "neo4j-admin database import", timeout=IMPORT_TIMEOUT_S)
+    except LocalServerError:
+        for folder in ("databases", "transactions"):
+            shutil.rmtree(home / "data" / folder / settings.neo4j_database, ignore_errors=True)
+        local_server.start(settings)
+        raise
+
+
+def restore_lists(writer: GraphWriter, files: ImportFiles) -> None:
+    """Set the lists CSV cannot hold, which the files hold as sentinels: a scan per node label
+    and list property, in one statement each."""
+    columns: set[tuple[str, str]] = set()
+    for labels, prop in files.list_columns:
+        label = next((lb for lb in labels.split(":") if lb in w.RESTORE_LISTS), None)
+        if label is None:
+            raise GraphError(f"the offline import wrote a list on {labels} nodes, which it "
+                             "cannot set right")
+        columns.add((label, prop))
+    for label, prop in sorted(columns):
+        for sentinel, value in SENTINELS.items():
+            writer.run(w.RESTORE_LISTS[label], prop=prop, sentinel=[sentinel],
+                       props={prop: value})
