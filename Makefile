@@ -55,6 +55,7 @@ demo: venv
 
 bench: venv
 	$(VENV)/bin/python -m benchmarks.run
+	$(VENV)/bin/python -m benchmarks.bulk_bench
 
 # Rewrite api/schema.graphql from the code (tests/test_api_schema.py fails when it is stale).
 .PHONY: schema
