@@ -94,9 +94,11 @@ def _page_count(driver: neo4j.Driver, database: str) -> int:
 
 def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
                 progress: Callable[[int, int], None] | None = None,
-                chunk_pages: int = CHUNK_PAGES, batch_size: int = BATCH) -> BulkReport:
+                chunk_pages: int = CHUNK_PAGES, batch_size: int = BATCH,
+                workers: int | None = None) -> BulkReport:
     """Build the local server's graph from the vault at `path` with the offline importer.
-    The graph must hold no page, unless `replace`: then it is replaced whole."""
+    The graph must hold no page, unless `replace`: then it is replaced whole. `workers`:
+    parse processes (None: one per core for large vaults, as an ingest has it)."""
     started = time.perf_counter()
     vault_root(path)  # a vault that cannot be read stops nothing
     _check_local(settings)
@@ -115,7 +117,7 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
                         "new store: pass --replace to drop it, or use `vaultkg ingest`")
                 folder.mkdir(parents=True)
                 stream, done, files = _write_files(path, folder, progress, chunk_pages,
-                                                   batch_size)
+                                                   batch_size, workers)
         parsed = time.perf_counter()
         local_server.stop(settings)
         stopped = time.perf_counter()
@@ -157,13 +159,14 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
 
 
 def _write_files(path: Path, folder: Path, progress: Callable[[int, int], None] | None,
-                 chunk_pages: int, batch_size: int
+                 chunk_pages: int, batch_size: int, workers: int | None = None
                  ) -> tuple[VaultStream[PageRows], WritePass, ImportFiles]:
     """Parse the vault and write its import files: each page's rows where it was parsed
     (`PageEncoder`), gathered here in page order (`BulkIndex`)."""
     index = BulkIndex()
     stream = stream_vault(path, LoadOptions(previous={}, force=True, progress=progress,
-                                            log_history=_EmptyLogHistory()), chunk_pages,
+                                            workers=workers, log_history=_EmptyLogHistory()),
+                          chunk_pages,
                           PageEncoder(folder, index, batch_size))
     own = CsvFiles(folder, "main")
     try:

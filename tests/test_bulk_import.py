@@ -258,14 +258,18 @@ def _driver(settings: Settings) -> neo4j.Driver:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("vault", [DEMO, SHARED_EXAMPLE, ENGLISH_LAB],
-                         ids=["demo", "distributed-training", "english-lab"])
-def test_the_import_builds_the_graph_an_ingest_builds(own_server: Settings, vault: Path) -> None:
+@pytest.mark.parametrize(("vault", "workers"), [(DEMO, None), (SHARED_EXAMPLE, 2),
+                                               (ENGLISH_LAB, 3)],
+                         ids=["demo", "distributed-training-2-workers", "english-lab-3-workers"])
+def test_the_import_builds_the_graph_an_ingest_builds(own_server: Settings, vault: Path,
+                                                      workers: int | None) -> None:
+    """In one process (a small vault), and with forked parse workers, each writing files of
+    its own (a vault of 1,000 pages or more has them by default)."""
     with _driver(own_server) as driver:
         wipe(driver, own_server.neo4j_database)
         online = ingest(driver, own_server.neo4j_database, vault)
         expected = dump(driver, own_server.neo4j_database)
-    report = bulk_import(own_server, vault, replace=True)
+    report = bulk_import(own_server, vault, replace=True, workers=workers)
     with _driver(own_server) as driver:
         got = dump(driver, own_server.neo4j_database)
         assert diff(expected, got) == []
