@@ -39,15 +39,6 @@ def bench_settings() -> Settings:
         "neo4j_pagecache": os.environ.get("VAULTKG_NEO4J_PAGECACHE", "2g")})
 
 
-def _server_cpu(settings: Settings) -> float:
-    pid = local_server.status(settings).pid
-    if pid is None:
-        return 0.0
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _fresh(settings: Settings) -> None:
     """A server on an empty store: the database's files deleted while it is down."""
     local_server.stop(settings)
@@ -58,12 +49,12 @@ def _fresh(settings: Settings) -> None:
 
 def _online(settings: Settings, vault: Path) -> dict[str, Any]:
     _fresh(settings)
-    cpu = _server_cpu(settings)
+    cpu = (common.server_cpu_s(settings) or 0.0)
     started = time.perf_counter()
     with create_driver(settings) as driver:
         report = ingest(driver, settings.neo4j_database, vault)
     return {"elapsed_s": round(time.perf_counter() - started, 1),
-            "neo4j_cpu_s": round(_server_cpu(settings) - cpu, 1),
+            "neo4j_cpu_s": round((common.server_cpu_s(settings) or 0.0) - cpu, 1),
             "nodes": report.nodes, "relationships": report.relationships}
 
 

@@ -184,7 +184,7 @@ def _array_as(kind: str) -> Callable[[list[Any]], str]:
 # How a column's values are written once a plan knows its type (None: a string, as it is).
 _ENCODERS: dict[str, Callable[[Any], str] | None] = {
     "string": None, "long": lambda v: _long(v), "double": lambda v: _double(v),
-    "boolean": lambda v: "true" if v else "false", "date": lambda v: v.isoformat(),
+    "boolean": lambda v: _bool(v), "date": lambda v: v.isoformat(),
     **{kind: _array_as(kind) for kind in ("string[]", "long[]", "double[]", "boolean[]")},
 }
 
@@ -192,7 +192,7 @@ _ENCODERS: dict[str, Callable[[Any], str] | None] = {
 def _typed(value: Any) -> tuple[str, str]:
     """(import type, CSV text) of a property value as the driver would store it."""
     if isinstance(value, bool):
-        return "boolean", "true" if value else "false"
+        return "boolean", _bool(value)
     if isinstance(value, int):
         return "long", _long(value)
     if isinstance(value, float):
@@ -221,12 +221,16 @@ def _array(values: list[Any]) -> tuple[str, str]:
                                  "which the offline import uses in lists")
         return "string[]", ARRAY_DELIMITER.join(values)
     if kinds == {bool}:
-        return "boolean[]", ARRAY_DELIMITER.join("true" if v else "false" for v in values)
+        return "boolean[]", ARRAY_DELIMITER.join(map(_bool, values))
     if kinds == {int}:
         return "long[]", ARRAY_DELIMITER.join(_long(v) for v in values)
     if kinds == {float}:
         return "double[]", ARRAY_DELIMITER.join(_double(v) for v in values)
     raise GraphError(f"a list property mixes {sorted(k.__name__ for k in kinds)}")
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def _long(value: int) -> str:

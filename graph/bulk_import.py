@@ -27,14 +27,13 @@ from graph.bulk_index import BulkIndex, PageRows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
 from graph.connection import create_driver, translate_errors
 from graph.errors import GraphError, LocalServerError
-from graph.ingest import TOTALS, IngestReport
+from graph.ingest import IngestReport, graph_totals, problem_lines
 from graph.lock import ingest_lock
 from graph.schema import ensure_schema
 from graph.settings import Settings
 from graph.writer import BATCH, GraphWriter, WritePass
 from loaders.files import vault_root
 from loaders.log_segments import LogState
-from loaders.records import Problem
 from loaders.stream import VaultStream
 from loaders.vault import CHUNK_PAGES, LoadOptions, stream_vault
 
@@ -133,22 +132,19 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
             patched = time.perf_counter()
             with ingest_lock(driver, database):
                 writer.finish(done, stream)
-            with translate_errors():
-                records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
+            totals = graph_totals(driver, database)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     finished = time.perf_counter()
-    problems: list[Problem] = list(stream.problems)
     stats = writer.stats
     return BulkReport(
-        vault=stream.root, **records[0].data(), parsed=len(stream.todo), unchanged=0,
+        vault=stream.root, **totals, **problem_lines(stream.problems),
+        parsed=len(stream.todo), unchanged=0,
         deleted=0, nodes_created=files.node_count + stats.nodes_created,
         nodes_deleted=stats.nodes_deleted,
         relationships_created=files.relationship_count + stats.relationships_created,
         relationships_deleted=stats.relationships_deleted, changed=True,
         elapsed_s=round(finished - started, 3),
-        problems=[str(p) for p in problems if not p.skipped],
-        skipped=[str(p) for p in problems if p.skipped],
         imported_nodes=files.node_count, imported_relationships=files.relationship_count,
         timings=BulkTimings(parse_and_files=round(parsed - started, 2),
                             stop=round(stopped - parsed, 2),

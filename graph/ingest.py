@@ -4,7 +4,7 @@ joins the two layers."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Generator, Mapping
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -191,17 +191,26 @@ def ingest(driver: neo4j.Driver, database: str, path: Path, *, force: bool = Fal
         if session is not None:
             session.keep(lease.owner, _after(previous, written, stream), stream.scan,
                          _log_after(log, stream))
-    with translate_errors():
-        records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
-    totals = records[0].data()
-    problems: list[Problem] = list(stream.problems)
     return IngestReport(
-        vault=stream.root, **totals, parsed=len(stream.todo),
+        vault=stream.root, **graph_totals(driver, database), **problem_lines(stream.problems),
+        parsed=len(stream.todo),
         unchanged=len(stream.unchanged), deleted=len(stream.deleted),
         nodes_created=stats.nodes_created, nodes_deleted=stats.nodes_deleted,
         relationships_created=stats.relationships_created,
         relationships_deleted=stats.relationships_deleted, log_lines_moved=stats.moved,
         changed=stats.changed,
-        elapsed_s=round(time.perf_counter() - started, 3),
-        problems=[str(p) for p in problems if not p.skipped],
-        skipped=[str(p) for p in problems if p.skipped])
+        elapsed_s=round(time.perf_counter() - started, 3))
+
+
+def graph_totals(driver: neo4j.Driver, database: str) -> dict[str, int]:
+    """What the graph holds, as `IngestReport` counts it (pages, links, nodes, ...)."""
+    with translate_errors():
+        records, _, _ = driver.execute_query(TOTALS, database_=database, routing_="r")
+    return dict(records[0].data())
+
+
+def problem_lines(problems: Iterable[Problem]) -> dict[str, list[str]]:
+    """A load's problems as `IngestReport` lists them: warnings, and pages skipped."""
+    problems = list(problems)
+    return {"problems": [str(p) for p in problems if not p.skipped],
+            "skipped": [str(p) for p in problems if p.skipped]}

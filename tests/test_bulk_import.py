@@ -13,7 +13,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import neo4j
 import pytest
 
 from graph import local_server
@@ -253,10 +252,6 @@ def own_server() -> Iterator[Settings]:
         local_server.stop(settings)
 
 
-def _driver(settings: Settings) -> neo4j.Driver:
-    return create_driver(settings)
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize(("vault", "workers"), [(DEMO, None), (SHARED_EXAMPLE, 2),
                                                (ENGLISH_LAB, 3)],
@@ -265,12 +260,12 @@ def test_the_import_builds_the_graph_an_ingest_builds(own_server: Settings, vaul
                                                       workers: int | None) -> None:
     """In one process (a small vault), and with forked parse workers, each writing files of
     its own (a vault of 1,000 pages or more has them by default)."""
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         wipe(driver, own_server.neo4j_database)
         online = ingest(driver, own_server.neo4j_database, vault)
         expected = dump(driver, own_server.neo4j_database)
     report = bulk_import(own_server, vault, replace=True, workers=workers)
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         got = dump(driver, own_server.neo4j_database)
         assert diff(expected, got) == []
         assert (report.nodes, report.relationships, report.pages) == (
@@ -292,7 +287,7 @@ def test_an_edit_after_the_import_is_an_ordinary_ingest(own_server: Settings,
     page = next((vault / "wiki" / "concepts").glob("*.md"))
     page.write_text(page.read_text(encoding="utf-8") + "\nSee [[a page nobody wrote]].\n",
                     encoding="utf-8")
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         report = ingest(driver, own_server.neo4j_database, vault)
         assert report.parsed >= 1 and report.changed
         after = dump(driver, own_server.neo4j_database)
@@ -303,19 +298,19 @@ def test_an_edit_after_the_import_is_an_ordinary_ingest(own_server: Settings,
 
 @pytest.mark.integration
 def test_a_graph_with_pages_is_not_replaced_unasked(own_server: Settings) -> None:
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         wipe(driver, own_server.neo4j_database)
         ingest(driver, own_server.neo4j_database, DEMO)
         before = dump(driver, own_server.neo4j_database)
     with pytest.raises(GraphError, match="--replace"):
         bulk_import(own_server, SHARED_EXAMPLE)
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         assert diff(dump(driver, own_server.neo4j_database), before) == []
 
 
 @pytest.mark.integration
 def test_a_missing_vault_stops_nothing(own_server: Settings, tmp_path: Path) -> None:
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         wipe(driver, own_server.neo4j_database)
         ingest(driver, own_server.neo4j_database, DEMO)
         before = dump(driver, own_server.neo4j_database)
@@ -323,7 +318,7 @@ def test_a_missing_vault_stops_nothing(own_server: Settings, tmp_path: Path) -> 
     with pytest.raises(VaultError):
         bulk_import(own_server, tmp_path / "nowhere", replace=True)
     assert local_server.status(own_server).pid == pid
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         assert diff(dump(driver, own_server.neo4j_database), before) == []
     assert not list((local_server.neo4j_home(own_server) / "import").glob("vaultkg-*"))
 
@@ -343,7 +338,7 @@ def test_neo4j_admin_reads_the_values_as_written(own_server: Settings, tmp_path:
     local_server.stop(own_server)
     _admin_import(own_server, local_server.neo4j_home(own_server), files)
     local_server.start(own_server)
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         restore_lists(GraphWriter(driver, own_server.neo4j_database), files)
         records, _, _ = driver.execute_query(
             "MATCH (p:Page)-[r:LINKS_TO]->(c:Claim) RETURN labels(p) AS labels, "
@@ -392,7 +387,7 @@ def test_a_failed_import_says_why_and_leaves_an_empty_graph(
     assert message.startswith("neo4j-admin database import failed: ")
     assert "\n" not in message and "nobody" in message
     assert local_server.status(own_server).ready
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n",
                                              database_=own_server.neo4j_database)
         assert records[0]["n"] == 0
@@ -408,7 +403,7 @@ def test_the_command_refuses_in_one_line_then_imports(
     from api.cli import app
     from graph.settings import get_settings
 
-    with _driver(own_server) as driver:
+    with create_driver(own_server) as driver:
         wipe(driver, own_server.neo4j_database)
         ingest(driver, own_server.neo4j_database, DEMO)
     monkeypatch.setenv("VAULTKG_NEO4J_HOME", str(own_server.neo4j_home))
