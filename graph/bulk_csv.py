@@ -61,9 +61,11 @@ class ImportFiles:
     """What `neo4j-admin database import full` is given: node and relationship files with the
     labels or type each holds, and the options their contents need."""
 
-    nodes: tuple[tuple[str, Path], ...]  # (labels joined by ':', file)
+    # (labels joined by ':', files) and (type, files): the files of one header, which the tool
+    # reads as one input (it samples, opens and closes each input at a fixed cost)
+    nodes: tuple[tuple[str, tuple[Path, ...]], ...]
     list_columns: tuple[tuple[str, str], ...]  # (labels, property) of node files' lists
-    relationships: tuple[tuple[str, Path], ...]  # (type, file)
+    relationships: tuple[tuple[str, tuple[Path, ...]], ...]
     read_buffer: int  # bytes; at least twice the largest value
     node_count: int
     relationship_count: int
@@ -262,8 +264,12 @@ def drop_rows(path: Path, rows: set[int], longest: int) -> None:
     kept.replace(path)
 
 
-def list_columns(path: Path) -> list[str]:
-    """The string-list columns of a CSV file, from its header."""
+def read_header(path: Path) -> tuple[str, ...]:
+    """A CSV file's header: its columns as `name:type`."""
     with path.open(encoding="utf-8", newline="") as f:
-        header = next(csv.reader(f))
+        return tuple(next(csv.reader(f)))
+
+
+def list_columns(header: tuple[str, ...]) -> list[str]:
+    """The string-list columns of a header."""
     return [column.split(":", 1)[0] for column in header if column.endswith(":string[]")]

@@ -103,8 +103,9 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
     _check_local(settings)
     database = settings.neo4j_database
     home = local_server.neo4j_home(settings)
-    local_server.start(settings)  # jars, password, and the graph's state to check
     folder = home / "import" / f"vaultkg-{uuid.uuid4().hex[:12]}"
+    _check_folder(folder)
+    local_server.start(settings)  # jars, password, and the graph's state to check
     try:
         with create_driver(settings) as driver:
             ensure_schema(driver, database)
@@ -192,8 +193,11 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
             f"--read-buffer-size={files.read_buffer}", "--skip-bad-relationships=false",
             "--skip-duplicate-nodes=false", f"--report-file={home / 'logs' / 'import.report'}"]
     args.append("--multiline-fields=true")  # bodies span lines
-    args += [f"--nodes={labels}={file}" for labels, file in files.nodes]
-    args += [f"--relationships={rel_type}={file}" for rel_type, file in files.relationships]
+    # One input per header: the tool reads the first file's header and skips the others'.
+    args.append("--auto-skip-subsequent-headers=true")
+    args += [f"--nodes={labels}={_joined(paths)}" for labels, paths in files.nodes]
+    args += [f"--relationships={rel_type}={_joined(paths)}"
+             for rel_type, paths in files.relationships]
     try:
         local_server.run_admin(local_server.find_java(), home, args,
                                "neo4j-admin database import", timeout=IMPORT_TIMEOUT_S)
@@ -202,6 +206,19 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
             shutil.rmtree(home / "data" / folder / settings.neo4j_database, ignore_errors=True)
         local_server.start(settings)
         raise
+
+
+def _joined(paths: tuple[Path, ...]) -> str:
+    """Files of one input as the tool takes them (see `_check_folder`)."""
+    return ",".join(map(str, paths))
+
+
+def _check_folder(folder: Path) -> None:
+    """The tool splits an input's file names at commas: the files' folder cannot hold one."""
+    if "," in str(folder):
+        raise GraphError(f"the offline import cannot name files in {folder} to neo4j-admin, "
+                         "which splits file names at commas: set VAULTKG_NEO4J_HOME to a "
+                         "folder without one")
 
 
 def restore_lists(writer: GraphWriter, files: ImportFiles) -> None:

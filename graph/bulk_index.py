@@ -24,6 +24,7 @@ from graph.bulk_csv import (
     ImportFiles,
     drop_rows,
     list_columns,
+    read_header,
 )
 
 _At = tuple[str, int]  # (file, row)
@@ -100,13 +101,16 @@ class BulkIndex:
         longest = max(self.longest, own.longest)
         for path, rows in self._superseded.items():
             drop_rows(Path(path), rows, longest)
-        lists = {(name, column) for path, (what, name) in self.files.items() if what == "node"
-                 for column in list_columns(Path(path))}
+        groups: dict[tuple[str, str, tuple[str, ...]], list[Path]] = defaultdict(list)
+        for path, (what, name) in self.files.items():
+            groups[(what, name, read_header(Path(path)))].append(Path(path))
+        lists = {(name, column) for what, name, header in groups if what == "node"
+                 for column in list_columns(header)}
         return ImportFiles(
             list_columns=tuple(sorted(lists)),
-            nodes=tuple((name, Path(p)) for p, (what, name) in self.files.items()
+            nodes=tuple((name, tuple(paths)) for (what, name, _), paths in groups.items()
                         if what == "node"),
-            relationships=tuple((name, Path(p)) for p, (what, name) in self.files.items()
+            relationships=tuple((name, tuple(paths)) for (what, name, _), paths in groups.items()
                                 if what == "rel"),
             read_buffer=max(READ_BUFFER_MIN, 2 * longest + 1024),
             node_count=sum(len(ids) for ids in self.ids.values()),

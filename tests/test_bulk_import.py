@@ -88,17 +88,23 @@ def _nodes(tables: _Tables) -> dict[str, tuple[str, dict[str, Any]]]:
     """Every node row of the import, by id: (labels, properties as the import stores them)."""
     files = tables.close()
     out: dict[str, tuple[str, dict[str, Any]]] = {}
-    for labels, path in files.nodes:
-        header, rows = _read(path)
-        for row in rows:
-            props: dict[str, Any] = {}
-            for column, cell in zip(header, row, strict=True):
-                name, kind = column.split(":", 1)
-                props[name] = cell if kind.startswith("ID(") else _decode(kind, cell)
-            ident = row[0]
-            assert ident not in out, f"{ident} twice"
-            out[ident] = (labels, props)
+    for labels, paths in files.nodes:
+        for path in paths:
+            _gather(labels, path, out)
     return out
+
+
+def _gather(labels: str, path: Path, out: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    """One file's node rows into `out`."""
+    header, rows = _read(path)
+    for row in rows:
+        props: dict[str, Any] = {}
+        for column, cell in zip(header, row, strict=True):
+            name, kind = column.split(":", 1)
+            props[name] = cell if kind.startswith("ID(") else _decode(kind, cell)
+        ident = row[0]
+        assert ident not in out, f"{ident} twice"
+        out[ident] = (labels, props)
 
 
 TRICKY: dict[str, Any] = {
@@ -128,7 +134,7 @@ def test_every_row_fills_every_column(tmp_path: Path) -> None:
     tables.sink.node(PAGE, ("Page",), "c", {"key": "c", "title": "t", "year": 2.5})
     files = tables.close()
     assert len(files.nodes) == 3
-    for _, path in files.nodes:
+    for _, (path,) in files.nodes:
         header, rows = _read(path)
         assert all(len(r) == len(header) for r in rows)
     assert '"a",""' in (tmp_path / "node-w0-0000.csv").read_text(encoding="utf-8")
@@ -138,7 +144,7 @@ def test_nan_and_infinity_are_java_spellings(tmp_path: Path) -> None:
     tables = _Tables(tmp_path)
     tables.sink.node(PAGE, ("Page",), "x",
                      {"key": "x", "a": math.nan, "b": math.inf, "c": -math.inf})
-    _, rows = _read(tables.close().nodes[0][1])
+    _, rows = _read(tables.close().nodes[0][1][0])
     assert rows == [["x", "NaN", "Infinity", "-Infinity"]]
 
 
@@ -188,13 +194,18 @@ def test_merges_hold_across_workers(tmp_path: Path) -> None:
     tables.report(1)
     files = tables.close()
     counts: dict[str, int] = {}
-    for rel_type, path in files.relationships:  # a file per worker
-        counts[rel_type] = counts.get(rel_type, 0) + len(_read(path)[1])
+    for rel_type, paths in files.relationships:
+        for path in paths:
+            counts[rel_type] = counts.get(rel_type, 0) + len(_read(path)[1])
     assert counts == {"CLAIM_ABOUT": 1, "STATED_IN": 1}
     assert files.relationship_count == 2
+    # a file per worker, the files of one header one input
+    assert [len(paths) for rel_type, paths in files.relationships
+            if rel_type == "STATED_IN"] == [2]
     nodes: list[list[str]] = []
-    for _, path in files.nodes:
-        nodes += _read(path)[1]
+    for _, paths in files.nodes:
+        for path in paths:
+            nodes += _read(path)[1]
     assert sorted(nodes) == [["c", "2"], ["p"], ["x"]]
     assert files.node_count == 3
 
@@ -232,6 +243,17 @@ def test_only_the_local_server_is_imported_into() -> None:
     elsewhere = settings.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:7705"})
     with pytest.raises(GraphError, match="VAULTKG_NEO4J_BOLT_PORT"):
         bulk_import(elsewhere, DEMO)
+
+
+def test_a_home_whose_path_holds_a_comma_is_refused_before_anything(tmp_path: Path) -> None:
+    """neo4j-admin splits an input's file names at commas: refused before the server is
+    started or anything is written."""
+    home = tmp_path / "neo4j,home"
+    settings = Settings().model_copy(update={
+        "neo4j_home": home, "neo4j_uri": "bolt://127.0.0.1:7687", "neo4j_bolt_port": 7687})
+    with pytest.raises(GraphError, match="comma"):
+        bulk_import(settings, DEMO)
+    assert not home.exists()
 
 
 # -- the graph ---------------------------------------------------------------------------------
@@ -378,7 +400,7 @@ def test_a_failed_import_says_why_and_leaves_an_empty_graph(
         bad.write_text(":START_ID(Page),:END_ID(Page)\n\"nobody\",\"nothing\"\n",
                        encoding="utf-8")
         return stream, done, dataclasses.replace(
-            files, relationships=(*files.relationships, ("LINKS_TO", bad)))
+            files, relationships=(*files.relationships, ("LINKS_TO", (bad,))))
 
     monkeypatch.setattr(bulk, "_write_files", broken)
     with pytest.raises(LocalServerError) as failed:

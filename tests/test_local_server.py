@@ -60,6 +60,15 @@ def test_transaction_logs_are_bounded(tmp_path: Path) -> None:
     assert settings["db.tx_log.rotation.retention_policy"] == "1G size"
 
 
+def test_bolt_stops_without_a_quiet_period(tmp_path: Path) -> None:
+    """Neo4j's Bolt event loops wait 5 quiet seconds per connector before a stop completes;
+    the offline import and the tests stop the server often. (Neo4j refuses a setting it does
+    not know, so every integration test's start checks the name.)"""
+    conf = local_server.render_conf(tmp_path, 7687)
+    settings = dict(line.split("=", 1) for line in conf.splitlines() if "=" in line)
+    assert settings["internal.dbms.bolt.netty_server_shutdown_quiet_period"] == "0"
+
+
 def test_page_cache_size_is_configurable_and_checked(tmp_path: Path) -> None:
     assert "server.memory.pagecache.size=256m" in local_server.render_conf(tmp_path, 7687)
     assert "server.memory.pagecache.size=2g" in local_server.render_conf(tmp_path, 7687, "2g")
