@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import time
 from pathlib import Path
@@ -42,8 +41,7 @@ def bench_settings() -> Settings:
 def _fresh(settings: Settings) -> None:
     """A server on an empty store: the database's files deleted while it is down."""
     local_server.stop(settings)
-    for folder in ("databases", "transactions"):
-        shutil.rmtree(HOME / "data" / folder / settings.neo4j_database, ignore_errors=True)
+    local_server.drop_store(settings)
     local_server.start(settings)
 
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import neo4j
 from pydantic import BaseModel
 
 from graph import local_server
@@ -25,7 +24,7 @@ from graph import writes as w
 from graph.bulk_csv import SENTINELS, CsvFiles, ImportFiles
 from graph.bulk_index import BulkIndex, PageRows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
-from graph.connection import create_driver, translate_errors
+from graph.connection import create_driver
 from graph.errors import GraphError, LocalServerError
 from graph.ingest import IngestReport, graph_totals, problem_lines
 from graph.lock import ingest_lock
@@ -85,12 +84,6 @@ def _check_local(settings: Settings) -> None:
             "unset NEO4J_URI or set VAULTKG_NEO4J_BOLT_PORT to its port")
 
 
-def _page_count(driver: neo4j.Driver, database: str) -> int:
-    with translate_errors():
-        records, _, _ = driver.execute_query(w.PAGE_COUNT, database_=database, routing_="r")
-    return int(records[0]["n"])
-
-
 def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
                 progress: Callable[[int, int], None] | None = None,
                 chunk_pages: int = CHUNK_PAGES, batch_size: int = BATCH,
@@ -110,7 +103,7 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
         with create_driver(settings) as driver:
             ensure_schema(driver, database)
             with ingest_lock(driver, database):  # an ingest now running finishes first
-                held = _page_count(driver, database)
+                held = GraphWriter(driver, database).page_count()
                 if held and not replace:
                     raise GraphError(
                         f"the graph already holds {held} pages; the offline import builds a "
@@ -202,8 +195,7 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
         local_server.run_admin(local_server.find_java(), home, args,
                                "neo4j-admin database import", timeout=IMPORT_TIMEOUT_S)
     except LocalServerError:
-        for folder in ("databases", "transactions"):
-            shutil.rmtree(home / "data" / folder / settings.neo4j_database, ignore_errors=True)
+        local_server.drop_store(settings)
         local_server.start(settings)
         raise
 

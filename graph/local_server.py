@@ -691,6 +691,14 @@ def start(settings: Settings) -> ServerStatus:
         )
 
 
+def drop_store(settings: Settings) -> None:
+    """Delete the database's store and transaction logs, so the next start finds it empty
+    (the server must be stopped: the offline import's failure, the import benchmark)."""
+    home = neo4j_home(settings)
+    for folder in ("databases", "transactions"):
+        shutil.rmtree(home / "data" / folder / settings.neo4j_database, ignore_errors=True)
+
+
 def stop(settings: Settings) -> None:
     """Stop this home's server cleanly (SIGKILL after 60 s); harmless when it is not running."""
     home = neo4j_home(settings)

@@ -163,7 +163,7 @@ class GraphWriter:
             raise GraphError(f"the log page {log.page!r} is not in the graph to move from")
         # When this write rewrites every page the graph has, no numeric claim survives from
         # before it: conflicts can be derived from the load, without reading claims back.
-        whole = len(existing) == self._page_count() and log is None
+        whole = len(existing) == self.page_count() and log is None
         if log is not None:
             self.run(w.CLEAR_HASHES, keys=[log.page])  # its facts are removed as it arrives
         removed = [k for k in existing if log is None or k != log.page]
@@ -338,7 +338,8 @@ class GraphWriter:
                 w.EXISTING_PAGES, keys=keys[start:start + self.batch_size]))
         return [k for k in keys if k in found]
 
-    def _page_count(self) -> int:
+    def page_count(self) -> int:
+        """How many pages the graph holds."""
         return int(self.read(w.PAGE_COUNT)[0]["n"])
 
     def numeric_groups(self, keys: list[str]) -> set[Group]:
