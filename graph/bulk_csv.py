@@ -3,7 +3,18 @@
 One file per node labels (or relationship type and ends) and per set of typed properties, so
 that every row fills every column: an empty CSV field is no property at all, where the writer
 may store an empty string. What CSV cannot say (an empty list, a list of one empty string)
-is written as a sentinel, to be set right once the database is up."""
+is written as a sentinel, to be set right once the database is up.
+
+The files are written so that the tool can read them on every core. Bodies span lines, and
+with `--multiline-fields=true` the tool reads every file on one thread; its parallel reader
+(`--multiline-fields-format=v2`, given the files that hold a line break) finds where a
+buffer's last row starts by reading back from the buffer's end (`MultiLineChunker`), a
+guess that holds when no value holds the quote character or ends in a backslash (either
+looks like a cell's end) and every row starts with an unquoted cell (a quote after a line
+break looks like a row's start). So the quote character is U+001D, which texts do not hold,
+each row starts with an ignored, unquoted `0`, and each file records whether it holds a line
+break and whether a value breaks that guess: one that does sends the whole import to the
+one-thread reader (`ImportFiles.parallel`)."""
 
 from __future__ import annotations
 
@@ -24,6 +35,9 @@ ARRAY_DELIMITER = "\x1f"  # unit separator: no vault text has it (checked per va
 EMPTY_LIST = "\x1e"
 ONE_EMPTY_STRING = "\x1e\x1e"
 SENTINELS: dict[str, list[str]] = {EMPTY_LIST: [], ONE_EMPTY_STRING: [""]}
+QUOTE = "\x1d"  # group separator: the quote character (see the module's docstring)
+QUOTE_OPTION = "--quote=U+001D"
+LEAD = ":IGNORE"  # the first column: an unquoted 0 that starts every row
 READ_BUFFER_MIN = 4 * 1024 * 1024  # neo4j-admin's default; it must hold the largest value
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
@@ -54,6 +68,8 @@ class _File:
     handle: TextIO
     writer: Any  # csv writer
     rows: int = 0
+    multiline: bool = False  # a value holds a line break
+    misleading: bool = False  # a value holds the quote character or ends in a backslash
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,8 @@ class ImportFiles:
     nodes: tuple[tuple[str, tuple[Path, ...]], ...]
     list_columns: tuple[tuple[str, str], ...]  # (labels, property) of node files' lists
     relationships: tuple[tuple[str, tuple[Path, ...]], ...]
+    multiline: tuple[Path, ...]  # the files holding a value with a line break
+    parallel: bool  # whether the tool may read them on every core (see the module docstring)
     read_buffer: int  # bytes; at least twice the largest value
     node_count: int
     relationship_count: int
@@ -84,6 +102,7 @@ class CsvFiles:
         self._by_shape: dict[tuple[str, str, _Signature], int] = {}
         self._plans: dict[tuple[Any, ...], tuple[int, tuple[tuple[int, Any], ...]]] = {}
         self._new: list[tuple[str, str, str]] = []  # (path, what, name) since `take_new`
+        self._flagged: set[int] = set()  # files whose flags changed since `take_flags`
         self._dirty: set[int] = set()
 
     def row(self, what: str, name: str, lead: _Signature, lead_cells: list[str],
@@ -118,6 +137,14 @@ class CsvFiles:
         """The files made since the last call: (path, "node" or "rel", labels or type)."""
         new, self._new = self._new, []
         return new
+
+    def take_flags(self) -> tuple[list[str], list[str]]:
+        """The files found since the last call to hold a line break, and to hold a value that
+        breaks the tool's parallel reader."""
+        flagged = [self._files[index] for index in sorted(self._flagged)]
+        self._flagged.clear()
+        return ([str(f.path) for f in flagged if f.multiline],
+                [str(f.path) for f in flagged if f.misleading])
 
     def flush(self) -> None:
         """Out to the files: a worker process ends without flushing what it buffered."""
@@ -155,8 +182,9 @@ class CsvFiles:
         index = len(self._files)
         path = self.folder / f"{what}-{self.prefix}-{index:04d}.csv"
         handle = path.open("w", encoding="utf-8", newline="")
-        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        writer.writerow([f"{prop}:{kind}" if prop else f":{kind}" for prop, kind in columns])
+        writer = csv_writer(handle)
+        writer.writerow([LEAD, *(f"{prop}:{kind}" if prop else f":{kind}"
+                                 for prop, kind in columns)])
         self._files.append(_File(path, handle, writer))
         self._by_shape[shape] = index
         self._new.append((str(path), what, name))
@@ -164,7 +192,15 @@ class CsvFiles:
 
     def _write(self, index: int, cells: list[str]) -> tuple[str, int]:
         f = self._files[index]
-        f.writer.writerow(cells)
+        text = "".join(cells)
+        if not f.multiline and ("\n" in text or "\r" in text):
+            f.multiline = True
+            self._flagged.add(index)
+        if not f.misleading and ("\\" in text or QUOTE in text) and any(
+                QUOTE in cell or cell.endswith("\\") for cell in cells):
+            f.misleading = True
+            self._flagged.add(index)
+        f.writer.writerow((0, *cells))
         f.rows += 1
         self._dirty.add(index)
         return str(f.path), f.rows - 1
@@ -255,19 +291,31 @@ def drop_rows(path: Path, rows: set[int], longest: int) -> None:
     kept = path.with_suffix(".kept")
     with path.open(encoding="utf-8", newline="") as src, \
             kept.open("w", encoding="utf-8", newline="") as dst:
-        reader = csv.reader(src)
-        writer = csv.writer(dst, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        reader = csv_reader(src)
+        writer = csv_writer(dst)
         writer.writerow(next(reader))
         for i, row in enumerate(reader):
             if i not in rows:
-                writer.writerow(row)
+                writer.writerow((0, *row[1:]))
     kept.replace(path)
 
 
+def csv_writer(handle: TextIO) -> Any:
+    """Rows as the tool is told to read them: every string quoted with `QUOTE`, the leading 0
+    (an int) not."""
+    return csv.writer(handle, quotechar=QUOTE, quoting=csv.QUOTE_NONNUMERIC,
+                      lineterminator="\n")
+
+
+def csv_reader(handle: TextIO) -> Any:
+    """Rows of a file `csv_writer` wrote, as strings (the leading column too)."""
+    return csv.reader(handle, quotechar=QUOTE)
+
+
 def read_header(path: Path) -> tuple[str, ...]:
-    """A CSV file's header: its columns as `name:type`."""
+    """A CSV file's header: its columns as `name:type`, the ignored lead left out."""
     with path.open(encoding="utf-8", newline="") as f:
-        return tuple(next(csv.reader(f)))
+        return tuple(next(csv_reader(f)))[1:]
 
 
 def list_columns(header: tuple[str, ...]) -> list[str]:

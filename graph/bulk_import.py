@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from graph import local_server
 from graph import writes as w
-from graph.bulk_csv import SENTINELS, CsvFiles, ImportFiles
-from graph.bulk_index import BulkIndex, PageRows
+from graph.bulk_csv import QUOTE_OPTION, SENTINELS, CsvFiles, ImportFiles
+from graph.bulk_index import BulkIndex, PageRows, page_rows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
 from graph.connection import create_driver
 from graph.errors import GraphError, LocalServerError
@@ -164,8 +164,7 @@ def _write_files(path: Path, folder: Path, progress: Callable[[int, int], None] 
         sink = PageSink(own, index)
         done = BulkWriter(sink, batch_size).begin(stream)
         events, relationships = sink.take()
-        index.take(PageRows(events=events, files=own.take_new(), longest=own.longest,
-                            relationships=relationships, later=None))
+        index.take(page_rows(own, events, relationships, None))
         for chunk in stream.chunks:
             for rows in chunk:
                 index.take(rows)
@@ -185,7 +184,7 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
             "--overwrite-destination=true", "--array-delimiter=U+001F",
             f"--read-buffer-size={files.read_buffer}", "--skip-bad-relationships=false",
             "--skip-duplicate-nodes=false", f"--report-file={home / 'logs' / 'import.report'}"]
-    args.append("--multiline-fields=true")  # bodies span lines
+    args += [QUOTE_OPTION, *_multiline_options(files)]
     # One input per header: the tool reads the first file's header and skips the others'.
     args.append("--auto-skip-subsequent-headers=true")
     args += [f"--nodes={labels}={_joined(paths)}" for labels, paths in files.nodes]
@@ -198,6 +197,17 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
         local_server.drop_store(settings)
         local_server.start(settings)
         raise
+
+
+def _multiline_options(files: ImportFiles) -> list[str]:
+    """Bodies span lines: the files holding a line break, for the tool's parallel reader,
+    unless a value there would mislead it (see `graph.bulk_csv`); then every file is read on
+    one thread."""
+    if not files.multiline:
+        return []
+    if files.parallel:
+        return ["--multiline-fields-format=v2", f"--multiline-fields={_joined(files.multiline)}"]
+    return ["--multiline-fields=true"]
 
 
 def _joined(paths: tuple[Path, ...]) -> str:

@@ -39,6 +39,18 @@ class PageRows:
     longest: int  # its longest value so far
     relationships: int
     later: Any  # the writer's `_Deferred` for the page
+    # files found to hold a line break, and a value the tool's parallel reader would misread
+    multiline: list[str]
+    misleading: list[str]
+
+
+def page_rows(files: CsvFiles, events: list[tuple[Any, ...]], relationships: int,
+              later: Any) -> PageRows:
+    """What a process wrote to `files` since it last reported, for the importing process."""
+    multiline, misleading = files.take_flags()
+    return PageRows(events=events, files=files.take_new(), longest=files.longest,
+                    relationships=relationships, later=later, multiline=multiline,
+                    misleading=misleading)
 
 
 @dataclass
@@ -49,6 +61,8 @@ class BulkIndex:
     files: dict[str, tuple[str, str]] = field(default_factory=dict)  # path -> (what, name)
     relationships: int = 0
     longest: int = 0
+    multiline: set[str] = field(default_factory=set)
+    misleading: set[str] = field(default_factory=set)
     _superseded: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     _claim_links: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
@@ -66,6 +80,8 @@ class BulkIndex:
             self.files[path] = (what, name)
         self.longest = max(self.longest, rows.longest)
         self.relationships += rows.relationships
+        self.multiline.update(rows.multiline)
+        self.misleading.update(rows.misleading)
         for event in rows.events:
             if event[0] == "node":
                 self._node(*event[1:])
@@ -96,9 +112,8 @@ class BulkIndex:
             for ident in [ident for ident, at in ids.items() if at is None]:
                 own.row("node", space.label, ((space.prop, f"ID({space.label})"),), [ident], {})
         own.close()
-        for path, what, name in own.take_new():
-            self.files[path] = (what, name)
-        longest = max(self.longest, own.longest)
+        self.take(page_rows(own, [], 0, None))
+        longest = self.longest
         for path, rows in self._superseded.items():
             drop_rows(Path(path), rows, longest)
         groups: dict[tuple[str, str, tuple[str, ...]], list[Path]] = defaultdict(list)
@@ -112,6 +127,8 @@ class BulkIndex:
                         if what == "node"),
             relationships=tuple((name, tuple(paths)) for (what, name, _), paths in groups.items()
                                 if what == "rel"),
+            multiline=tuple(Path(path) for path in sorted(self.multiline)),
+            parallel=not self.multiline & self.misleading,
             read_buffer=max(READ_BUFFER_MIN, 2 * longest + 1024),
             node_count=sum(len(ids) for ids in self.ids.values()),
             relationship_count=self.relationships)

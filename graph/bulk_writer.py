@@ -19,7 +19,7 @@ import neo4j
 
 from graph import writes as w
 from graph.bulk_csv import ATTACHMENT, CLAIM, DANGLING, ENTRY, PAGE, VENUE, CsvFiles, IdSpace
-from graph.bulk_index import BulkIndex, PageRows
+from graph.bulk_index import BulkIndex, PageRows, page_rows
 from graph.errors import GraphError
 from graph.schema import ASSERTED_TYPES
 from graph.writer import Deferred, GraphWriter, WritePass
@@ -223,6 +223,4 @@ class PageEncoder:
         self._writer.write_chunk(done, [facts])
         self._files.flush()
         events, relationships = self._sink.take()
-        return PageRows(events=events, files=self._files.take_new(),
-                        longest=self._files.longest, relationships=relationships,
-                        later=done.later)
+        return page_rows(self._files, events, relationships, done.later)

@@ -6,8 +6,8 @@ jars), since the import stops and starts it."""
 
 from __future__ import annotations
 
-import csv
 import math
+import random
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -22,14 +22,18 @@ from graph.bulk_csv import (
     CLAIM,
     DANGLING,
     EMPTY_LIST,
+    LEAD,
     ONE_EMPTY_STRING,
     PAGE,
+    QUOTE,
     SENTINELS,
     CsvFiles,
     ImportFiles,
+    csv_reader,
+    csv_writer,
 )
-from graph.bulk_import import bulk_import
-from graph.bulk_index import BulkIndex, PageRows
+from graph.bulk_import import _multiline_options, bulk_import
+from graph.bulk_index import BulkIndex, page_rows
 from graph.bulk_writer import BulkWriter, PageSink
 from graph.connection import create_driver
 from graph.errors import GraphError, LocalServerError
@@ -45,9 +49,11 @@ from tests.vaults import DEMO, ENGLISH_LAB, ROOT, SHARED_EXAMPLE
 
 
 def _read(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A file's header and rows, without the ignored lead column (checked: a 0 in each row)."""
     with path.open(encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))
-    return rows[0], rows[1:]
+        rows = list(csv_reader(f))
+    assert rows[0][0] == LEAD and all(row[0] == "0" for row in rows[1:])
+    return rows[0][1:], [row[1:] for row in rows[1:]]
 
 
 def _decode(kind: str, text: str) -> Any:
@@ -74,8 +80,7 @@ class _Tables:
         events, relationships = self.sinks[worker].take()
         files = self.files[worker]
         files.flush()
-        self.index.take(PageRows(events=events, files=files.take_new(), longest=files.longest,
-                                 relationships=relationships, later=None))
+        self.index.take(page_rows(files, events, relationships, None))
 
     def close(self) -> ImportFiles:
         for i, files in enumerate(self.files):
@@ -86,12 +91,7 @@ class _Tables:
 
 def _nodes(tables: _Tables) -> dict[str, tuple[str, dict[str, Any]]]:
     """Every node row of the import, by id: (labels, properties as the import stores them)."""
-    files = tables.close()
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
-    for labels, paths in files.nodes:
-        for path in paths:
-            _gather(labels, path, out)
-    return out
+    return _read_back(tables.close())
 
 
 def _gather(labels: str, path: Path, out: dict[str, tuple[str, dict[str, Any]]]) -> None:
@@ -116,6 +116,10 @@ TRICKY: dict[str, Any] = {
 }
 
 
+# Values the tool's parallel reader would take for a cell's end (see `graph.bulk_csv`).
+MISLEADING: dict[str, Any] = {**TRICKY, "path": "C:\\vault\\", "separator": f"a{QUOTE}b"}
+
+
 def test_values_come_back_as_written(tmp_path: Path) -> None:
     tables = _Tables(tmp_path)
     tables.sink.node(PAGE, ("Page", "Paper"), "p1", TRICKY)
@@ -137,7 +141,55 @@ def test_every_row_fills_every_column(tmp_path: Path) -> None:
     for _, (path,) in files.nodes:
         header, rows = _read(path)
         assert all(len(r) == len(header) for r in rows)
-    assert '"a",""' in (tmp_path / "node-w0-0000.csv").read_text(encoding="utf-8")
+    quoted = f"0,{QUOTE}a{QUOTE},{QUOTE}{QUOTE},"  # the lead unquoted, the empty title quoted
+    assert quoted in (tmp_path / "node-w0-0000.csv").read_text(encoding="utf-8")
+
+
+def _read_back(files: ImportFiles) -> dict[str, tuple[str, dict[str, Any]]]:
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for labels, paths in files.nodes:
+        for path in paths:
+            _gather(labels, path, out)
+    return out
+
+
+def test_files_with_line_breaks_are_read_in_parallel(tmp_path: Path) -> None:
+    """Only the files holding a line break are named to the tool as multi-line, for its
+    parallel reader; a value ending in a backslash elsewhere does not matter."""
+    tables = _Tables(tmp_path, workers=2)
+    tables.sink.node(PAGE, ("Page",), "a", {"key": "a", "body": "one\ntwo"})
+    tables.report(0)
+    tables.sinks[1].node(PAGE, ("Page",), "b", {"key": "b", "title": "one line\\"})
+    files = tables.close()
+    assert files.multiline == (tmp_path / "node-w0-0000.csv",)
+    assert files.parallel
+    assert _multiline_options(files) == [
+        "--multiline-fields-format=v2", f"--multiline-fields={tmp_path / 'node-w0-0000.csv'}"]
+    assert _read_back(files)["b"][1]["title"] == "one line\\"
+
+
+@pytest.mark.parametrize("text", ["ends in a backslash\\", f"holds the quote {QUOTE} here"])
+def test_a_value_that_would_mislead_the_parallel_reader_is_read_on_one_thread(
+        tmp_path: Path, text: str) -> None:
+    """In a file with line breaks, a value ending in a backslash or holding the quote
+    character looks like a cell's end to the parallel reader: every file is read on one
+    thread, and the value is written as it is."""
+    tables = _Tables(tmp_path, workers=2)
+    tables.sink.node(PAGE, ("Page",), "a", {"key": "a", "body": "one\ntwo"})
+    tables.report(0)
+    tables.sinks[1].node(PAGE, ("Page",), "b", {"key": "b", "body": text})
+    tables.sinks[1].node(PAGE, ("Page",), "c", {"key": "c", "body": "\n"})
+    files = tables.close()
+    assert not files.parallel
+    assert _multiline_options(files) == ["--multiline-fields=true"]
+    assert _read_back(files)["b"][1]["body"] == text
+
+
+def test_no_line_break_no_multiline_option(tmp_path: Path) -> None:
+    tables = _Tables(tmp_path)
+    tables.sink.node(PAGE, ("Page",), "a", {"key": "a", "title": "t\\"})
+    files = tables.close()
+    assert files.multiline == () and _multiline_options(files) == []
 
 
 def test_nan_and_infinity_are_java_spellings(tmp_path: Path) -> None:
@@ -346,17 +398,22 @@ def test_a_missing_vault_stops_nothing(own_server: Settings, tmp_path: Path) -> 
 
 
 @pytest.mark.integration
-def test_neo4j_admin_reads_the_values_as_written(own_server: Settings, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("values", "parallel"), [(TRICKY, True), (MISLEADING, False)],
+                         ids=["parallel-reader", "one-thread-reader"])
+def test_neo4j_admin_reads_the_values_as_written(own_server: Settings, tmp_path: Path,
+                                                 values: dict[str, Any], parallel: bool) -> None:
     """The tool itself, on every kind of value the tables write: quotes, line ends, the list
-    delimiter's neighbours, Japanese, extreme numbers, dates; and the patched lists."""
+    delimiter's neighbours, Japanese, extreme numbers, dates; and the patched lists. With a
+    value that would mislead its parallel reader, through the one-thread reader."""
     from graph.bulk_import import _admin_import, restore_lists
     from graph.writer import GraphWriter
 
     tables = _Tables(tmp_path)
-    tables.sink.node(PAGE, ("Page", "Paper"), "p1", TRICKY)
+    tables.sink.node(PAGE, ("Page", "Paper"), "p1", values)
     tables.sink.node(CLAIM, ("Claim",), "c1", {"id": "c1", "qualifiers": [], "pages": [""]})
     tables.sink.relationship("LINKS_TO", (PAGE, "p1"), (CLAIM, "c1"), {"line": 3, "raw": '"x"\n'})
     files = tables.close()
+    assert files.parallel is parallel and files.multiline
     local_server.stop(own_server)
     _admin_import(own_server, local_server.neo4j_home(own_server), files)
     local_server.start(own_server)
@@ -371,10 +428,48 @@ def test_neo4j_admin_reads_the_values_as_written(own_server: Settings, tmp_path:
     assert sorted(got["labels"]) == ["Page", "Paper"]
     page = dict(got["page"])
     page["day"] = page["day"].to_native()
-    assert page == TRICKY
-    assert all(type(page[k]) is type(v) for k, v in TRICKY.items())
+    assert page == values
+    assert all(type(page[k]) is type(v) for k, v in values.items())
     assert got["link"] == {"line": 3, "raw": '"x"\n'}
     assert got["claim"] == {"id": "c1", "qualifiers": [], "pages": [""]}
+
+
+@pytest.mark.integration
+def test_the_parallel_reader_finds_every_row(own_server: Settings, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bodies of line breaks, commas, quotes, a `0,` after a line break and empty strings,
+    after a cell ending in a quote, read with a small buffer so that the tool's parallel
+    reader cuts them at many places: every row and value comes back. (With `"` as the quote
+    character, or without the leading `0`, the tool stops at "found CR outside a text
+    cell"; a cell ending in a backslash makes it stop at "Missing end for quote", which is
+    why such a value sends the import to the one-thread reader.)"""
+    from graph import bulk_index
+    from graph.bulk_import import _admin_import
+
+    monkeypatch.setattr(bulk_index, "READ_BUFFER_MIN", 64 * 1024)
+    pieces = ["\n", "\r\n", ",", '"', '""', "0,", "\n0,", ",\n", "\n\n", " ", "系譜", "a",
+              "\\x", "\x1f", "'"]
+    rng = random.Random(7)
+    # long keys: the first cell of a row, where a buffer's end often falls
+    keys = [f"p{i}-{'k' * rng.randrange(300)}" for i in range(4000)]
+    # a cell before the body that ends in what looks like a cell's end with the usual quote
+    notes = ['ends in a quote"', 'a line\nthen "', "0,", "", "\\x"]
+    pages = {key: {"key": key, "empty": "", "n": i, "note": rng.choice(notes),
+                   "body": "".join(rng.choice(pieces) for _ in range(rng.randrange(400)))}
+             for i, key in enumerate(keys)}
+    tables = _Tables(tmp_path)
+    for key, props in pages.items():
+        tables.sink.node(PAGE, ("Page",), key, props)
+    files = tables.close()
+    assert files.parallel and files.multiline and files.read_buffer < 200 * 1024
+    assert sum(path.stat().st_size for path in files.multiline) > 20 * files.read_buffer
+    local_server.stop(own_server)
+    _admin_import(own_server, local_server.neo4j_home(own_server), files)
+    local_server.start(own_server)
+    with create_driver(own_server) as driver:
+        records, _, _ = driver.execute_query("MATCH (p:Page) RETURN properties(p) AS p",
+                                             database_=own_server.neo4j_database)
+    assert {r["p"]["key"]: dict(r["p"]) for r in records} == pages
 
 
 def test_a_relationship_list_is_refused(tmp_path: Path) -> None:
@@ -397,8 +492,9 @@ def test_a_failed_import_says_why_and_leaves_an_empty_graph(
     def broken(*args: Any, **kwargs: Any) -> Any:
         stream, done, files = real(*args, **kwargs)
         bad = args[1] / "rel-bad.csv"
-        bad.write_text(":START_ID(Page),:END_ID(Page)\n\"nobody\",\"nothing\"\n",
-                       encoding="utf-8")
+        with bad.open("w", encoding="utf-8", newline="") as f:
+            csv_writer(f).writerows([[LEAD, ":START_ID(Page)", ":END_ID(Page)"],
+                                     [0, "nobody", "nothing"]])
         return stream, done, dataclasses.replace(
             files, relationships=(*files.relationships, ("LINKS_TO", (bad,))))
 
