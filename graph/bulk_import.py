@@ -56,6 +56,9 @@ class BulkReport(IngestReport):
 
     imported_nodes: int
     imported_relationships: int
+    # whether neo4j-admin read the files on every core (`graph.bulk_csv`: a value that would
+    # mislead its parallel reader has it read them on one thread)
+    parallel_reader: bool
     timings: BulkTimings
 
 
@@ -140,6 +143,7 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
         relationships_deleted=stats.relationships_deleted, changed=True,
         elapsed_s=round(finished - started, 3),
         imported_nodes=files.node_count, imported_relationships=files.relationship_count,
+        parallel_reader=files.parallel,
         timings=BulkTimings(parse_and_files=round(parsed - started, 2),
                             stop=round(stopped - parsed, 2),
                             admin_import=round(imported - stopped, 2),

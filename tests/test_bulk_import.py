@@ -345,6 +345,7 @@ def test_the_import_builds_the_graph_an_ingest_builds(own_server: Settings, vaul
         assert (report.nodes, report.relationships, report.pages) == (
             online.nodes, online.relationships, online.pages)
         assert report.problems == online.problems
+        assert report.parallel_reader  # the bodies' line breaks, read on every core
         # The pages carry their hashes: an ingest after the import has nothing to do.
         again = ingest(driver, own_server.neo4j_database, vault)
         assert not again.changed and again.parsed == 0
