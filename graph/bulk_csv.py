@@ -36,8 +36,11 @@ EMPTY_LIST = "\x1e"
 ONE_EMPTY_STRING = "\x1e\x1e"
 SENTINELS: dict[str, list[str]] = {EMPTY_LIST: [], ONE_EMPTY_STRING: [""]}
 QUOTE = "\x1d"  # group separator: the quote character (see the module's docstring)
-QUOTE_OPTION = "--quote=U+001D"
+# The characters these files use, as neo4j-admin's options name them.
+CHARACTER_OPTIONS = tuple(f"--{option}=U+{ord(char):04X}" for option, char in (
+    ("quote", QUOTE), ("array-delimiter", ARRAY_DELIMITER)))
 LEAD = ":IGNORE"  # the first column: an unquoted 0 that starts every row
+LEAD_CELL = 0
 READ_BUFFER_MIN = 4 * 1024 * 1024  # neo4j-admin's default; it must hold the largest value
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
@@ -200,7 +203,7 @@ class CsvFiles:
                 QUOTE in cell or cell.endswith("\\") for cell in cells):
             f.misleading = True
             self._flagged.add(index)
-        f.writer.writerow((0, *cells))
+        f.writer.writerow((LEAD_CELL, *cells))
         f.rows += 1
         self._dirty.add(index)
         return str(f.path), f.rows - 1
@@ -296,7 +299,7 @@ def drop_rows(path: Path, rows: set[int], longest: int) -> None:
         writer.writerow(next(reader))
         for i, row in enumerate(reader):
             if i not in rows:
-                writer.writerow((0, *row[1:]))
+                writer.writerow((LEAD_CELL, *row[1:]))
     kept.replace(path)
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from graph import local_server
 from graph import writes as w
-from graph.bulk_csv import QUOTE_OPTION, SENTINELS, CsvFiles, ImportFiles
+from graph.bulk_csv import CHARACTER_OPTIONS, SENTINELS, CsvFiles, ImportFiles
 from graph.bulk_index import BulkIndex, PageRows, page_rows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
 from graph.connection import create_driver
@@ -185,10 +185,10 @@ def _admin_import(settings: Settings, home: Path, files: ImportFiles) -> None:
     """Run the import; if it fails, the half-built database is removed, so the server starts
     with an empty one (the graph held no page, or the caller asked to replace it)."""
     args = ["database", "import", "full", "--verbose", settings.neo4j_database,
-            "--overwrite-destination=true", "--array-delimiter=U+001F",
+            "--overwrite-destination=true", *CHARACTER_OPTIONS,
             f"--read-buffer-size={files.read_buffer}", "--skip-bad-relationships=false",
             "--skip-duplicate-nodes=false", f"--report-file={home / 'logs' / 'import.report'}"]
-    args += [QUOTE_OPTION, *_multiline_options(files)]
+    args += _multiline_options(files)
     # One input per header: the tool reads the first file's header and skips the others'.
     args.append("--auto-skip-subsequent-headers=true")
     args += [f"--nodes={labels}={_joined(paths)}" for labels, paths in files.nodes]
