@@ -27,6 +27,7 @@ from graph.errors import GraphUnavailable
 from graph.schema import ensure_schema
 from graph.settings import Settings, get_settings
 from loaders.errors import VaultkgError
+from loaders.gc_pause import leave_startup_out
 
 health = APIRouter()
 
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.driver = create_driver(settings)
+        leave_startup_out()
         try:
             yield
         finally:

@@ -110,3 +110,47 @@ def test_set_aside_freezes_what_lives_until_the_block_ends() -> None:
         assert any(o is kept[0] for o in gc.get_objects())
     finally:
         gc.unfreeze()
+
+
+def test_leave_startup_out_collects_first_then_freezes() -> None:
+    """What a server made at startup leaves the collector's walks; a cycle that was already
+    garbage is collected first, not kept for good."""
+    import weakref
+
+    from loaders.gc_pause import leave_startup_out
+
+    class Node:
+        pass
+
+    kept = [[i] for i in range(10_000)]
+    garbage = Node()
+    garbage.self = garbage  # type: ignore[attr-defined]
+    gone = weakref.ref(garbage)
+    del garbage
+    gc.unfreeze()
+    try:
+        leave_startup_out()
+        assert gone() is None  # collected before the freeze
+        assert gc.get_freeze_count() >= len(kept)
+        assert not any(o is kept[0] for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+
+
+def test_the_api_freezes_what_its_startup_made() -> None:
+    """The app's lifespan leaves its startup out of later collections (no Neo4j needed: the
+    driver connects on first use)."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    gc.unfreeze()
+    app = create_app()
+    try:
+        assert gc.get_freeze_count() == 0
+        with TestClient(app) as client:
+            assert gc.get_freeze_count() > 10_000
+            assert not any(o is app for o in gc.get_objects())
+            assert client.get("/healthz").status_code == 200
+    finally:
+        gc.unfreeze()
