@@ -24,7 +24,7 @@ from graph import writes as w
 from graph.bulk_csv import CHARACTER_OPTIONS, SENTINELS, CsvFiles, ImportFiles
 from graph.bulk_index import BulkIndex, PageRows, page_rows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
-from graph.connection import create_driver
+from graph.connection import create_driver, write_batched
 from graph.errors import GraphError, LocalServerError
 from graph.ingest import IngestReport, graph_totals, problem_lines
 from graph.lock import ingest_lock
@@ -229,7 +229,7 @@ def _check_folder(folder: Path) -> None:
 
 def restore_lists(writer: GraphWriter, files: ImportFiles) -> None:
     """Set the lists CSV cannot hold, which the files hold as sentinels: a scan per node label
-    and list property, in one statement each."""
+    and list property, in one statement each, committed in batches."""
     columns: set[tuple[str, str]] = set()
     for labels, prop in files.list_columns:
         label = next((lb for lb in labels.split(":") if lb in w.RESTORE_LISTS), None)
@@ -239,5 +239,6 @@ def restore_lists(writer: GraphWriter, files: ImportFiles) -> None:
         columns.add((label, prop))
     for label, prop in sorted(columns):
         for sentinel, value in SENTINELS.items():
-            writer.run(w.RESTORE_LISTS[label], prop=prop, sentinel=[sentinel],
-                       props={prop: value})
+            writer.stats.add(write_batched(writer.driver, writer.database,
+                                           w.RESTORE_LISTS[label], prop=prop,
+                                           sentinel=[sentinel], props={prop: value}))

@@ -98,6 +98,16 @@ def read_values(driver: neo4j.Driver, database: str, query: LiteralString,
     return _read(driver, database, query, timeout, params, value_rows)
 
 
+def write_batched(driver: neo4j.Driver, database: str, query: LiteralString,
+                  **params: Any) -> neo4j.SummaryCounters:
+    """A write that commits as it goes (`CALL { ... } IN TRANSACTIONS`), in an auto-commit
+    transaction, the only kind that may run one. Not retried here: the batches committed
+    before a failure stay, so the statement must be one that can run again (find only what
+    is left to do)."""
+    with translate_errors(), driver.session(database=database) as session:
+        return session.run(query, params).consume().counters
+
+
 def write(driver: neo4j.Driver, database: str, query: LiteralString,
           timeout: float | None = None, **params: Any) -> neo4j.SummaryCounters:
     """A parameterized write in a managed write transaction (retried on transient errors)."""

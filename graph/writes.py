@@ -288,9 +288,12 @@ MARK_DETECTED = (  # written only where it changes: most runs change none
     "WHERE x.marked IS NULL OR x.marked <> marked SET x.marked = marked")
 # Lists the offline import's CSV cannot hold (an empty one), which it writes as a sentinel
 # list (`graph.bulk_csv.SENTINELS`), set right once it is imported: `$props` maps the
-# property `$prop` to its list. By label: the import's node labels carry lists.
+# property `$prop` to its list. By label: the import's node labels carry lists. In batches:
+# at 100k pages every one of 333k claims holds one, more than one transaction can change
+# within the default server's memory (1 GiB heap); `IN TRANSACTIONS` needs an auto-commit run.
 RESTORE_LISTS: dict[str, LiteralString] = {
-    label: "MATCH (n:" + label + ") WHERE n[$prop] = $sentinel SET n += $props"
+    label: "MATCH (n:" + label + ") WHERE n[$prop] = $sentinel "
+    "CALL { WITH n SET n += $props } IN TRANSACTIONS OF 20000 ROWS"
     for label in ("Page", "LogEntry", "Claim")}
 LINEAGE_INTRODUCED = (
     "MATCH ()-[r]->() WHERE type(r) IN $types AND r.introduced_by IS NOT NULL "

@@ -539,3 +539,35 @@ def test_the_command_refuses_in_one_line_then_imports(
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
     assert report["imported_nodes"] > 0 and report["pages"] > 0 and report["parsed"] > 0
+
+
+@pytest.mark.integration
+def test_lists_are_restored_in_batches(own_server: Settings) -> None:
+    """At 100k pages every one of 333k claims holds a sentinel list; restored in one
+    transaction, they took more than the default server's transaction memory (1 GiB heap), so
+    the restore commits in batches (`IN TRANSACTIONS`, which only an auto-commit run may
+    hold). Past a batch's end, every list is set, with either sentinel, and counted."""
+    from graph.bulk_csv import EMPTY_LIST, ONE_EMPTY_STRING, ImportFiles
+    from graph.bulk_import import restore_lists
+    from graph.writer import GraphWriter
+
+    claims = 20_000 + 1_500  # one batch and part of the next
+    assert all("IN TRANSACTIONS OF 20000 ROWS" in q for q in w.RESTORE_LISTS.values())
+    database = own_server.neo4j_database
+    files = ImportFiles(nodes=(), list_columns=(("Claim", "qualifiers"),), relationships=(),
+                        multiline=(), parallel=True, read_buffer=0, node_count=claims,
+                        relationship_count=0)
+    with create_driver(own_server) as driver:
+        wipe(driver, database)
+        with driver.session(database=database) as session:
+            session.run("UNWIND range(1, $n) AS i CALL { WITH i CREATE (:Claim {id: 'c' + i, "
+                        "qualifiers: CASE i % 3 WHEN 0 THEN $one ELSE $empty END}) } "
+                        "IN TRANSACTIONS OF 10000 ROWS", n=claims, one=[ONE_EMPTY_STRING],
+                        empty=[EMPTY_LIST]).consume()
+            writer = GraphWriter(driver, database)
+            restore_lists(writer, files)
+            got = session.run("MATCH (n:Claim) RETURN n.qualifiers AS q, count(*) AS n "
+                              "ORDER BY n").data()
+        assert got == [{"q": [""], "n": claims // 3}, {"q": [], "n": claims - claims // 3}]
+        assert writer.stats.properties_set == claims
+        wipe(driver, database)
