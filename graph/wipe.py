@@ -6,6 +6,8 @@ from typing import LiteralString
 
 import neo4j
 
+from graph.connection import write_batched
+
 # Relationships first: `DETACH DELETE` in node batches holds every relationship of a batch's
 # nodes in one transaction and runs out of transaction memory on big graphs (a 100k vault's
 # popular concepts have 100k relationships). `IN TRANSACTIONS` needs an auto-commit session.
@@ -16,6 +18,5 @@ WIPE_ALL: tuple[LiteralString, ...] = (
 
 def wipe(driver: neo4j.Driver, database: str) -> None:
     """Delete every node and relationship, in batches."""
-    with driver.session(database=database) as session:
-        for statement in WIPE_ALL:
-            session.run(statement).consume()
+    for statement in WIPE_ALL:
+        write_batched(driver, database, statement)
