@@ -13,7 +13,8 @@ from __future__ import annotations
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,7 +26,7 @@ from graph.bulk_csv import CHARACTER_OPTIONS, SENTINELS, CsvFiles, ImportFiles
 from graph.bulk_index import BulkIndex, PageRows, page_rows
 from graph.bulk_writer import BulkWriter, PageEncoder, PageSink
 from graph.connection import create_driver, write_batched
-from graph.errors import GraphError, LocalServerError
+from graph.errors import GraphError, GraphUnavailable, LocalServerError
 from graph.ingest import IngestReport, graph_totals, problem_lines
 from graph.lock import ingest_lock
 from graph.schema import ensure_schema
@@ -119,17 +120,18 @@ def bulk_import(settings: Settings, path: Path, *, replace: bool = False,
         stopped = time.perf_counter()
         _admin_import(settings, home, files)
         imported = time.perf_counter()
-        local_server.start(settings)
-        up = time.perf_counter()
-        with create_driver(settings) as driver:
-            ensure_schema(driver, database)
-            indexed = time.perf_counter()
-            writer = GraphWriter(driver, database, batch_size=batch_size)
-            restore_lists(writer, files)
-            patched = time.perf_counter()
-            with ingest_lock(driver, database):
-                writer.finish(done, stream)
-            totals = graph_totals(driver, database)
+        with _completed_by_ingest(path):
+            local_server.start(settings)
+            up = time.perf_counter()
+            with create_driver(settings) as driver:
+                ensure_schema(driver, database)
+                indexed = time.perf_counter()
+                writer = GraphWriter(driver, database, batch_size=batch_size)
+                restore_lists(writer, files)
+                patched = time.perf_counter()
+                with ingest_lock(driver, database):
+                    writer.finish(done, stream)
+                totals = graph_totals(driver, database)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     finished = time.perf_counter()
@@ -217,6 +219,18 @@ def _multiline_options(files: ImportFiles) -> list[str]:
 def _joined(paths: tuple[Path, ...]) -> str:
     """Files of one input as the tool takes them (see `_check_folder`)."""
     return ",".join(map(str, paths))
+
+
+@contextmanager
+def _completed_by_ingest(path: Path) -> Iterator[None]:
+    """Once the tool has built the store, a failure leaves a graph without its hashes (maybe
+    with sentinel lists): an ingest parses every page again and completes it. Say so."""
+    try:
+        yield
+    except (GraphError, GraphUnavailable, LocalServerError) as exc:
+        raise type(exc)(f"the store was imported, but completing it failed: {exc}; with the "
+                        f"server up (`vaultkg neo4j start`), `vaultkg ingest {path}` completes "
+                        "the graph") from exc
 
 
 def _check_folder(folder: Path) -> None:

@@ -571,3 +571,40 @@ def test_lists_are_restored_in_batches(own_server: Settings) -> None:
         assert got == [{"q": [""], "n": claims // 3}, {"q": [], "n": claims - claims // 3}]
         assert writer.stats.properties_set == claims
         wipe(driver, database)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("stage", ["lists", "finish"])
+def test_a_failure_after_the_tool_is_completed_by_an_ingest(
+        own_server: Settings, monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
+    """Once the tool has built the store, a failure (the lists' restore, or what an ingest
+    writes last) says in one line that an ingest completes the graph, and it does: the graph
+    is then the one a clean ingest builds."""
+    from graph import bulk_import as bulk
+    from graph.writer import GraphWriter
+
+    database = own_server.neo4j_database
+    with create_driver(own_server) as driver:
+        wipe(driver, database)
+        ingest(driver, database, DEMO)
+        expected = dump(driver, database)
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise GraphError("the transaction memory ran out")
+
+    if stage == "lists":
+        monkeypatch.setattr(bulk, "restore_lists", fail)
+    else:
+        monkeypatch.setattr(GraphWriter, "finish", fail)
+    with pytest.raises(GraphError) as failed:
+        bulk_import(own_server, DEMO, replace=True)
+    message = str(failed.value)
+    assert "\n" not in message and "the transaction memory ran out" in message
+    assert message.startswith("the store was imported, but completing it failed: ")
+    assert message.endswith(f"`vaultkg ingest {DEMO}` completes the graph")
+    monkeypatch.undo()
+    with create_driver(own_server) as driver:
+        assert diff(expected, dump(driver, database)) != []  # not complete yet
+        report = ingest(driver, database, DEMO)
+        assert report.changed
+        assert diff(expected, dump(driver, database)) == []
