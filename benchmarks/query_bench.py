@@ -116,7 +116,7 @@ def _cases(s: dict[str, Any]) -> list[Case]:
     from queries.contradictions import contradictions
     from queries.fold_render import render
     from queries.fold_resolver import fold_ending
-    from queries.pages import PageFilter, SortField, count_pages, get_page, list_pages
+    from queries.pages import PageFilter, SortField, count_pages, list_pages
     from queries.search import search
 
     roots, pairs, subjects, terms, dates = (s["roots"], s["pairs"], s["subjects"], s["terms"],
@@ -124,14 +124,14 @@ def _cases(s: dict[str, Any]) -> list[Case]:
 
     def lineage(depth: int) -> Case:
         def direct(ctx: GraphContext, i: int) -> object:
-            page = get_page(ctx, roots[i % len(roots)])
-            return lq.lineage(ctx, page.key, lq.Direction.ANCESTORS, None, depth)
+            return lq.lineage_of_work(ctx, roots[i % len(roots)], lq.Direction.ANCESTORS, None,
+                                      depth)
         return Case(f"lineage depth {depth}", LINEAGE,
                     lambda i: {"k": roots[i % len(roots)], "d": depth}, direct)
 
     def path_direct(ctx: GraphContext, i: int) -> object:
         a, b = pairs[i % len(pairs)]
-        return lq.paths(ctx, get_page(ctx, a).key, get_page(ctx, b).key, None, 10, 10)
+        return lq.paths_of_works(ctx, a, b, None, 10, 10)
 
     def fold(level: int) -> Case:
         def direct(ctx: GraphContext, i: int) -> object:

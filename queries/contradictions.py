@@ -109,15 +109,16 @@ _PAGE_OF: LiteralString = (
 _BARE_PAGE_OF: LiteralString = (
     "WITH x ORDER BY x.id LIMIT $limit RETURN " + _X + ", null AS claims")
 _ALL: LiteralString = "MATCH (x:Contradiction) " + _FILTERS
-# By subject: seeks on the `contradiction_subject` index, one per subject page (not a scan of
-# every Contradiction). Page keys are unique, so no contradiction comes twice.
+# By subject: the pages `$subject` (folded, a `name_term`) names, by key, title or alias, then
+# seeks on the `contradiction_subject` index, one per subject page (not a scan of every
+# Contradiction), in the same round trip. Page keys are unique, so no contradiction comes
+# twice.
 _OF_SUBJECTS: LiteralString = (
-    "UNWIND $keys AS key MATCH (x:Contradiction {subject: key}) " + _FILTERS)
+    pages_named("$subject", "s") + "WITH collect(s.key) AS keys "
+    "UNWIND keys AS key MATCH (x:Contradiction {subject: key}) " + _FILTERS)
 LIST_QUERIES: dict[tuple[bool, bool], LiteralString] = {  # (by subject, with claims)
     (False, True): _ALL + _PAGE_OF, (False, False): _ALL + _BARE_PAGE_OF,
     (True, True): _OF_SUBJECTS + _PAGE_OF, (True, False): _OF_SUBJECTS + _BARE_PAGE_OF}
-# The pages a `subject` argument (folded) names: key, title or alias.
-SUBJECT_PAGE_KEYS: LiteralString = pages_named("$subject", "s") + "RETURN s.key AS key"
 
 CONTRADICTIONS_BY_IDS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
@@ -157,19 +158,12 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
     if not subject:
         rows = ctx.read(LIST_QUERIES[False, with_claims], **filters)
     else:
-        keys = subject_page_keys(ctx, subject)
-        rows = ctx.read(LIST_QUERIES[True, with_claims], keys=keys, **filters) if keys else []
+        rows = ctx.read(LIST_QUERIES[True, with_claims], subject=name_term(folded(subject)),
+                        **filters)
     items = [_record(r) for r in rows[:first]]
     return ContradictionSlice(
         items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
         has_next=len(rows) > first)
-
-
-def subject_page_keys(ctx: GraphContext, subject: str) -> list[str]:
-    """Keys of the pages a subject names (key, title or alias, loosely): resolved first so
-    that contradictions are then index seeks by subject."""
-    return [r["key"] for r in ctx.read(SUBJECT_PAGE_KEYS,
-                                           subject=name_term(folded(subject)))]
 
 
 def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:

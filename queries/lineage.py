@@ -11,9 +11,10 @@ from enum import StrEnum
 from typing import Any, LiteralString
 
 from graph.schema import LINEAGE_TYPES
-from loaders.errors import BadUserInput
+from loaders.errors import BadUserInput, NotFound
 from queries.base import GraphContext
 from queries.common import PAGE_PROJECTION, PageRecord, Row
+from queries.pages import WORK_KINDS, get_work, page_key
 
 MAX_DEPTH = 10
 DEFAULT_DEPTH = 10
@@ -120,8 +121,10 @@ def _reach_body(types: LiteralString, depth: LiteralString, up: bool) -> Literal
 
 
 def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
-    """The root page itself comes with its reach: one round trip fewer than reading it first."""
-    return ("MATCH (root:Page {key: $key}) " + _reach_body(types, depth, up)
+    """The root page itself comes with its reach: one round trip fewer than reading it first.
+    `$works` (kinds, or null for any page) is what the root must be."""
+    return ("MATCH (root:Page {key: $key}) WHERE $works IS NULL OR root.kind IN $works "
+            + _reach_body(types, depth, up)
             + "WITH root AS p, found, assertions "
             "RETURN " + PAGE_PROJECTION + " AS root, found, assertions")
 
@@ -130,13 +133,13 @@ REACH: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
 
 
 def _reach(ctx: GraphContext, key: str, types: LiteralString, depth: LiteralString,
-           up: bool) -> dict[str, Any] | None:
+           up: bool, works_only: bool = False) -> dict[str, Any] | None:
     """The root page's projection (`root`), the works reached (`found`) and the assertions
-    touching them (`assertions`); None when no page has the key."""
+    touching them (`assertions`); None when no page has the key (or, `works_only`, no work)."""
     query = REACH.get((types, depth, up))
     if query is None:
         query = REACH.setdefault((types, depth, up), _reach_query(types, depth, up))
-    rows = ctx.read(query, key=key)
+    rows = ctx.read(query, key=key, works=list(WORK_KINDS) if works_only else None)
     return rows[0] if rows else None
 
 
@@ -175,10 +178,25 @@ def order_by_year(pages: Sequence[PageRecord],
     return ordered
 
 
+def lineage_of_work(ctx: GraphContext, name: str, direction: Direction = Direction.ANCESTORS,
+                    relations: Iterable[str] | None = None,
+                    max_depth: int = DEFAULT_DEPTH) -> LineageResult:
+    """The lineage of the work `name` names, as `get_work` resolves it. A work's key (what a
+    caller that already has the work passes) takes one round trip: the work is read with its
+    lineage; a title or alias is resolved first."""
+    found = lineage(ctx, page_key(name), direction, relations, max_depth, works_only=True)
+    if found is None:
+        found = lineage(ctx, get_work(ctx, name).key, direction, relations, max_depth)
+    if found is None:  # removed between the two reads
+        raise NotFound(f"no page is called {name!r}")
+    return found
+
+
 def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCESTORS,
-            relations: Iterable[str] | None = None,
-            max_depth: int = DEFAULT_DEPTH) -> LineageResult | None:
-    """The lineage of the page `key` (None if there is no such page)."""
+            relations: Iterable[str] | None = None, max_depth: int = DEFAULT_DEPTH,
+            works_only: bool = False) -> LineageResult | None:
+    """The lineage of the page `key` (None if there is no such page, or, `works_only`, when
+    it is not a work)."""
     types, depth = relation_types(relations), check_depth(max_depth)
     sides = {Direction.ANCESTORS: [True], Direction.DESCENDANTS: [False],
              Direction.BOTH: [True, False]}[direction]
@@ -186,7 +204,7 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
     assertions: list[dict[str, Any]] = []
     truncated = False
     for up in sides:
-        reached = _reach(ctx, key, types, depth, up)
+        reached = _reach(ctx, key, types, depth, up, works_only and not nodes)
         if reached is None:
             return None
         found, found_assertions = reached["found"], reached["assertions"]
@@ -218,6 +236,7 @@ def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:
     to_target: LiteralString = "(s)-[:" + types + "]->{1," + depth + "}(t)"
     return (
         "MATCH (s:Page {key: $source}), (t:Page {key: $target}) "
+        "WHERE $works IS NULL OR (s.kind IN $works AND t.kind IN $works) "
         "WITH s, t, s <> t AND EXISTS { MATCH ANY SHORTEST " + to_source + " } AS up "
         "WITH s, t, up, CASE WHEN up OR s = t THEN false "
         "  ELSE EXISTS { MATCH ANY SHORTEST " + to_target + " } END AS down "
@@ -230,18 +249,36 @@ def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:
 PATHS: dict[tuple[LiteralString, LiteralString], LiteralString] = {}
 
 
+def paths_of_works(ctx: GraphContext, source: str, target: str,
+                   relations: Iterable[str] | None = None, max_depth: int = DEFAULT_DEPTH,
+                   limit: int = 10) -> PathsResult:
+    """`paths` between the works `source` and `target` name, as `get_work` resolves them: in
+    one round trip when both are works' keys; titles and aliases are resolved first."""
+    found = paths(ctx, page_key(source), page_key(target), relations, max_depth, limit,
+                  works_only=True)
+    if found is None:
+        found = paths(ctx, get_work(ctx, source).key, get_work(ctx, target).key, relations,
+                      max_depth, limit)
+    if found is None:  # removed between the reads
+        raise NotFound(f"no page is called {source!r} or {target!r}")
+    return found
+
+
 def paths(ctx: GraphContext, source: str, target: str, relations: Iterable[str] | None = None,
-          max_depth: int = DEFAULT_DEPTH, limit: int = 10) -> PathsResult | None:
+          max_depth: int = DEFAULT_DEPTH, limit: int = 10,
+          works_only: bool = False) -> PathsResult | None:
     """Simple lineage paths between two works (either may be the ancestor), shortest first,
-    at most `limit`; None if either page is missing. `pages` holds the descendant's whole
-    ancestor lineage within `max_depth`, and `truncated` says the bound cut that lineage."""
+    at most `limit`; None if either page is missing (or, `works_only`, is not a work).
+    `pages` holds the descendant's whole ancestor lineage within `max_depth`, and `truncated`
+    says the bound cut that lineage."""
     if not 1 <= limit <= MAX_PATHS:
         raise BadUserInput(f"`first` must be between 1 and {MAX_PATHS} (got {limit})")
     types, depth = relation_types(relations), check_depth(max_depth)
     query = PATHS.get((types, depth))
     if query is None:
         query = PATHS.setdefault((types, depth), _paths_query(types, depth))
-    rows = ctx.read(query, source=source, target=target)
+    rows = ctx.read(query, source=source, target=target,
+                    works=list(WORK_KINDS) if works_only else None)
     if not rows:
         return None
     row = rows[0]

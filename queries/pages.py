@@ -49,11 +49,18 @@ BODIES: LiteralString = (
     "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN p.key AS key, " + PAGE_BODY + " AS body")
 
 
-def find_page(ctx: GraphContext, name: str) -> PageRecord | None:
-    """The page called `name` (file stem, title or alias, as Obsidian resolves it), or None."""
+def page_key(name: str) -> str:
+    """What a user typed as a page name, as the key it would be (`[[Page|shown]]` -> `Page`);
+    refuses an empty name."""
     key = clean_name(name)
     if not key:
         raise BadUserInput("a page name must not be empty")
+    return key
+
+
+def find_page(ctx: GraphContext, name: str) -> PageRecord | None:
+    """The page called `name` (file stem, title or alias, as Obsidian resolves it), or None."""
+    key = page_key(name)
     rows = ctx.read(FIND_PAGE, key=key, name=name_term(folded(key)))
     return PageRecord.from_row(rows[0]["page"]) if rows else None
 
@@ -74,12 +81,17 @@ FIND_WORK: LiteralString = (
     "WITH p ORDER BY p.year, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
 
 
+# The kinds of page lineage is about (works); `get_work` prefers them.
+WORK_KINDS = (PageKind.PAPER.value, PageKind.SOURCE.value)
+
+
 def get_work(ctx: GraphContext, name: str) -> PageRecord:
     """The work (source page) a lineage question means by `name`. `FFTrainer` names both a
     product page and, by its short alias `@2025__arXiv__FFTrainer`, the paper: lineage is about
-    works, so a non-work match gives way to a work with that short name when there is one."""
+    works, so a non-work match gives way to a work with that short name when there is one.
+    When `name` is a work's key, that work is the answer (the lineage reads rely on it)."""
     page = find_page(ctx, name)
-    if page is not None and page.kind in ("Paper", "Source"):
+    if page is not None and page.kind in WORK_KINDS:
         return page
     lower = clean_name(name).lower()
     rows = ctx.read(FIND_WORK, suffix="__" + lower, lower=lower)

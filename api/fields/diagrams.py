@@ -12,10 +12,8 @@ from api.decorators import read_field
 from api.fields.lineage import DepthArg, FromArg, RelationsArg
 from api.inputs import LineageDirection
 from api.types import Ctx
-from loaders.errors import NotFound
 from queries import lineage as lineage_queries
 from queries.lineage_render import to_dot, to_mermaid
-from queries.pages import get_work
 
 
 @strawberry.enum(description="Diagram text formats.")
@@ -37,11 +35,8 @@ class DiagramQueries:
                               relations: RelationsArg = None,
                               max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
                               format: DiagramFormat = DiagramFormat.MERMAID) -> str:
-        root = await info.context.run(get_work, from_)
         found = await info.context.run(
-            lineage_queries.lineage, root.key, lineage_queries.Direction(direction.value),
+            lineage_queries.lineage_of_work, from_, lineage_queries.Direction(direction.value),
             [r.value for r in relations] if relations else None, max_depth)
-        if found is None:
-            raise NotFound(f"no page is called {from_!r}")
         info.context.spend(len(found.nodes) + len(found.edges))
         return RENDERERS[format](found)

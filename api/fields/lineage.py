@@ -3,7 +3,6 @@ works on a concept in time order. `from:` takes a key, title or alias."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 import strawberry
@@ -21,11 +20,10 @@ from api.types import (
     lineage_edges,
     page,
 )
-from loaders.errors import NotFound
 from loaders.records import LineageRelation
 from queries import lineage as lineage_queries
 from queries.common import PageRecord
-from queries.pages import get_page, get_work
+from queries.pages import get_page
 
 FromArg = Annotated[str, strawberry.argument(
     name="from", description="A work's file stem, title or alias (e.g. `@2025__arXiv__X`).")]
@@ -55,12 +53,9 @@ class LineageQueries:
                       direction: LineageDirection = LineageDirection.ANCESTORS,
                       relations: RelationsArg = None,
                       max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH) -> Lineage:
-        root = await info.context.run(get_work, from_)
         found = await info.context.run(
-            lineage_queries.lineage, root.key, lineage_queries.Direction(direction.value),
+            lineage_queries.lineage_of_work, from_, lineage_queries.Direction(direction.value),
             _relations(relations), max_depth)
-        if found is None:
-            raise NotFound(f"no page is called {from_!r}")
         info.context.spend(len(found.nodes))
         _prime(info, [n.page for n in found.nodes])
         return Lineage(
@@ -75,12 +70,8 @@ class LineageQueries:
                            relations: RelationsArg = None,
                            max_depth: DepthArg = lineage_queries.DEFAULT_DEPTH,
                            first: int = 10) -> LineagePaths:
-        source, target = await asyncio.gather(info.context.run(get_work, from_),
-                                              info.context.run(get_work, to))
-        found = await info.context.run(lineage_queries.paths, source.key, target.key,
+        found = await info.context.run(lineage_queries.paths_of_works, from_, to,
                                        _relations(relations), max_depth, first)
-        if found is None:
-            raise NotFound(f"no page is called {from_!r} or {to!r}")
         _prime(info, list(found.pages.values()))
         info.context.spend(sum(len(p.nodes) for p in found.paths))
         return LineagePaths(
