@@ -14,7 +14,7 @@ from graph.schema import LINEAGE_TYPES
 from loaders.errors import BadUserInput, NotFound
 from queries.base import GraphContext
 from queries.common import PAGE_PROJECTION, PageRecord, Row
-from queries.pages import WORK_KINDS, get_work, page_key
+from queries.pages import WORK_KINDS, get_work, name_params, named_page
 
 MAX_DEPTH = 10
 DEFAULT_DEPTH = 10
@@ -120,26 +120,36 @@ def _reach_body(types: LiteralString, depth: LiteralString, up: bool) -> Literal
         "  RETURN collect(" + ASSERTION_MAP + ") AS assertions } ")
 
 
-def _reach_query(types: LiteralString, depth: LiteralString, up: bool) -> LiteralString:
-    """The root page itself comes with its reach: one round trip fewer than reading it first.
-    `$works` (kinds, or null for any page) is what the root must be."""
-    return ("MATCH (root:Page {key: $key}) WHERE $works IS NULL OR root.kind IN $works "
-            + _reach_body(types, depth, up)
+# The root of a lineage: the page with key `$key`, or (`named`) the page the name `$key`
+# means (`named_page`), when it is one of the kinds `$works`.
+_ROOT_BY_KEY: LiteralString = "MATCH (root:Page {key: $key}) "
+_ROOT_BY_NAME: LiteralString = (
+    named_page("$key", "$name", "root") + "WITH root WHERE root.kind IN $works ")
+
+
+def _reach_query(types: LiteralString, depth: LiteralString, up: bool,
+                 named: bool) -> LiteralString:
+    """The root page itself comes with its reach (and, `named`, is found by name in the same
+    query): one round trip fewer than reading it first."""
+    return ((_ROOT_BY_NAME if named else _ROOT_BY_KEY) + _reach_body(types, depth, up)
             + "WITH root AS p, found, assertions "
             "RETURN " + PAGE_PROJECTION + " AS root, found, assertions")
 
 
-REACH: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
+REACH: dict[tuple[LiteralString, LiteralString, bool, bool], LiteralString] = {}
 
 
 def _reach(ctx: GraphContext, key: str, types: LiteralString, depth: LiteralString,
-           up: bool, works_only: bool = False) -> dict[str, Any] | None:
+           up: bool, named: bool = False) -> dict[str, Any] | None:
     """The root page's projection (`root`), the works reached (`found`) and the assertions
-    touching them (`assertions`); None when no page has the key (or, `works_only`, no work)."""
-    query = REACH.get((types, depth, up))
+    touching them (`assertions`); None when no page has the key (or, `named`, when the page
+    the name `key` means is not a work, or there is none)."""
+    query = REACH.get((types, depth, up, named))
     if query is None:
-        query = REACH.setdefault((types, depth, up), _reach_query(types, depth, up))
-    rows = ctx.read(query, key=key, works=list(WORK_KINDS) if works_only else None)
+        query = REACH.setdefault((types, depth, up, named),
+                                 _reach_query(types, depth, up, named))
+    params = {**name_params(key), "works": list(WORK_KINDS)} if named else {"key": key}
+    rows = ctx.read(query, **params)
     return rows[0] if rows else None
 
 
@@ -181,10 +191,11 @@ def order_by_year(pages: Sequence[PageRecord],
 def lineage_of_work(ctx: GraphContext, name: str, direction: Direction = Direction.ANCESTORS,
                     relations: Iterable[str] | None = None,
                     max_depth: int = DEFAULT_DEPTH) -> LineageResult:
-    """The lineage of the work `name` names, as `get_work` resolves it. A work's key (what a
-    caller that already has the work passes) takes one round trip: the work is read with its
-    lineage; a title or alias is resolved first."""
-    found = lineage(ctx, page_key(name), direction, relations, max_depth, works_only=True)
+    """The lineage of the work `name` names, as `get_work` resolves it, in one round trip when
+    the page the name means (key, title or alias) is a work: it is found and read with its
+    lineage in one query. Otherwise (a product's name that is also a paper's short name, no
+    such page) `get_work` resolves it first."""
+    found = lineage(ctx, name, direction, relations, max_depth, named=True)
     if found is None:
         found = lineage(ctx, get_work(ctx, name).key, direction, relations, max_depth)
     if found is None:  # removed between the two reads
@@ -194,9 +205,9 @@ def lineage_of_work(ctx: GraphContext, name: str, direction: Direction = Directi
 
 def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCESTORS,
             relations: Iterable[str] | None = None, max_depth: int = DEFAULT_DEPTH,
-            works_only: bool = False) -> LineageResult | None:
-    """The lineage of the page `key` (None if there is no such page, or, `works_only`, when
-    it is not a work)."""
+            named: bool = False) -> LineageResult | None:
+    """The lineage of the page `key` (None if there is no such page). `named`: `key` is a name
+    as a user typed it, and the page it means must be a work (None otherwise)."""
     types, depth = relation_types(relations), check_depth(max_depth)
     sides = {Direction.ANCESTORS: [True], Direction.DESCENDANTS: [False],
              Direction.BOTH: [True, False]}[direction]
@@ -204,11 +215,12 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
     assertions: list[dict[str, Any]] = []
     truncated = False
     for up in sides:
-        reached = _reach(ctx, key, types, depth, up, works_only and not nodes)
+        reached = _reach(ctx, key, types, depth, up, named and not nodes)
         if reached is None:
             return None
         found, found_assertions = reached["found"], reached["assertions"]
         if not nodes:
+            key = reached["root"]["key"]
             nodes[key] = LineageNodeRecord(page=PageRecord.from_row(reached["root"]), depth=0,
                                            side="root")
         for f in found:
@@ -228,15 +240,22 @@ def lineage(ctx: GraphContext, key: str, direction: Direction = Direction.ANCEST
                          edges=edges, truncated=truncated)
 
 
-def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:
+# The two ends of `paths`: the pages with keys `$source` and `$target`, or (named) the pages
+# those names mean (`named_page`), when both are works.
+_ENDS_BY_KEY: LiteralString = "MATCH (s:Page {key: $source}), (t:Page {key: $target}) "
+_ENDS_BY_NAME: LiteralString = (
+    named_page("$source", "$source_name", "s") + named_page("$target", "$target_name", "t")
+    + "WITH s, t WHERE s.kind IN $works AND t.kind IN $works ")
+
+
+def _paths_query(types: LiteralString, depth: LiteralString, named: bool) -> LiteralString:
     """Both works, which one is the other's ancestor within `depth` (`up`: the source is an
     ancestor of the target; checked first), and the ancestor lineage of the descendant (the
     `root`; none when neither is), all in one round trip."""
     to_source: LiteralString = "(t)-[:" + types + "]->{1," + depth + "}(s)"
     to_target: LiteralString = "(s)-[:" + types + "]->{1," + depth + "}(t)"
     return (
-        "MATCH (s:Page {key: $source}), (t:Page {key: $target}) "
-        "WHERE $works IS NULL OR (s.kind IN $works AND t.kind IN $works) "
+        (_ENDS_BY_NAME if named else _ENDS_BY_KEY) +
         "WITH s, t, s <> t AND EXISTS { MATCH ANY SHORTEST " + to_source + " } AS up "
         "WITH s, t, up, CASE WHEN up OR s = t THEN false "
         "  ELSE EXISTS { MATCH ANY SHORTEST " + to_target + " } END AS down "
@@ -246,16 +265,16 @@ def _paths_query(types: LiteralString, depth: LiteralString) -> LiteralString:
         + "RETURN ends, up, down, found, assertions")
 
 
-PATHS: dict[tuple[LiteralString, LiteralString], LiteralString] = {}
+PATHS: dict[tuple[LiteralString, LiteralString, bool], LiteralString] = {}
 
 
 def paths_of_works(ctx: GraphContext, source: str, target: str,
                    relations: Iterable[str] | None = None, max_depth: int = DEFAULT_DEPTH,
                    limit: int = 10) -> PathsResult:
     """`paths` between the works `source` and `target` name, as `get_work` resolves them: in
-    one round trip when both are works' keys; titles and aliases are resolved first."""
-    found = paths(ctx, page_key(source), page_key(target), relations, max_depth, limit,
-                  works_only=True)
+    one round trip when the pages both names mean (key, title or alias) are works; otherwise
+    `get_work` resolves them first."""
+    found = paths(ctx, source, target, relations, max_depth, limit, named=True)
     if found is None:
         found = paths(ctx, get_work(ctx, source).key, get_work(ctx, target).key, relations,
                       max_depth, limit)
@@ -266,23 +285,30 @@ def paths_of_works(ctx: GraphContext, source: str, target: str,
 
 def paths(ctx: GraphContext, source: str, target: str, relations: Iterable[str] | None = None,
           max_depth: int = DEFAULT_DEPTH, limit: int = 10,
-          works_only: bool = False) -> PathsResult | None:
+          named: bool = False) -> PathsResult | None:
     """Simple lineage paths between two works (either may be the ancestor), shortest first,
-    at most `limit`; None if either page is missing (or, `works_only`, is not a work).
-    `pages` holds the descendant's whole ancestor lineage within `max_depth`, and `truncated`
-    says the bound cut that lineage."""
+    at most `limit`; None if either page is missing. `named`: `source` and `target` are names
+    as a user typed them, and the pages they mean must be works (None otherwise). `pages`
+    holds the descendant's whole ancestor lineage within `max_depth`, and `truncated` says the
+    bound cut that lineage."""
     if not 1 <= limit <= MAX_PATHS:
         raise BadUserInput(f"`first` must be between 1 and {MAX_PATHS} (got {limit})")
     types, depth = relation_types(relations), check_depth(max_depth)
-    query = PATHS.get((types, depth))
+    query = PATHS.get((types, depth, named))
     if query is None:
-        query = PATHS.setdefault((types, depth), _paths_query(types, depth))
-    rows = ctx.read(query, source=source, target=target,
-                    works=list(WORK_KINDS) if works_only else None)
+        query = PATHS.setdefault((types, depth, named), _paths_query(types, depth, named))
+    if named:
+        ends_named = name_params(source), name_params(target)
+        rows = ctx.read(query, source=ends_named[0]["key"], source_name=ends_named[0]["name"],
+                        target=ends_named[1]["key"], target_name=ends_named[1]["name"],
+                        works=list(WORK_KINDS))
+    else:
+        rows = ctx.read(query, source=source, target=target)
     if not rows:
         return None
     row = rows[0]
     ends = [PageRecord.from_row(p) for p in row["ends"]]
+    source, target = ends[0].key, ends[1].key
     if not (row["up"] or row["down"]):
         return PathsResult(source=ends[0], target=ends[1], source_is_ancestor=None, paths=[],
                            pages={}, truncated=False)

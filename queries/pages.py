@@ -31,16 +31,29 @@ PageSlice = Slice[PageRecord]
 
 # -- lookup ------------------------------------------------------------------------------------
 
-# Exact key first (an index seek; the usual case, and then nothing else is read); otherwise
-# any folded name, an exact title before an alias, ties by key.
+def named_page(key: LiteralString, name: LiteralString, var: LiteralString) -> LiteralString:
+    """Cypher binding `var` to the page a name means, as Obsidian resolves it (no row when
+    none): the page whose key is `key` (an index seek; the usual case, and then nothing else is
+    read), otherwise one whose folded names hold `name` (a `name_term`), an exact title before
+    an alias, ties by key. `key` and `name` are parameters (`$key`)."""
+    return (
+        "CALL () { OPTIONAL MATCH (exact:Page {key: " + key + "}) "
+        "  CALL (exact) { "
+        "    WITH exact WHERE exact IS NOT NULL RETURN exact AS p, 0 AS rank "
+        "    UNION "
+        "    WITH exact WHERE exact IS NULL " + pages_named(name, "p") +
+        "    RETURN p, CASE WHEN p.title = " + key + " THEN 1 ELSE 2 END AS rank } "
+        "  WITH p, rank ORDER BY rank, p.key LIMIT 1 RETURN p AS " + var + " } ")
+
+
+def name_params(name: str) -> dict[str, str]:
+    """The parameters of `named_page("$key", "$name", ...)` for what a user typed."""
+    key = page_key(name)
+    return {"key": key, "name": name_term(folded(key))}
+
+
 FIND_PAGE: LiteralString = (
-    "OPTIONAL MATCH (exact:Page {key: $key}) "
-    "CALL (exact) { "
-    "  WITH exact WHERE exact IS NOT NULL RETURN exact AS p, 0 AS rank "
-    "  UNION "
-    "  WITH exact WHERE exact IS NULL " + pages_named("$name", "p") +
-    "  RETURN p, CASE WHEN p.title = $key THEN 1 ELSE 2 END AS rank } "
-    "WITH p, rank ORDER BY rank, p.key LIMIT 1 RETURN " + PAGE_PROJECTION + " AS page")
+    named_page("$key", "$name", "p") + "RETURN " + PAGE_PROJECTION + " AS page")
 
 PAGES_BY_KEYS: LiteralString = (
     "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")
@@ -60,8 +73,7 @@ def page_key(name: str) -> str:
 
 def find_page(ctx: GraphContext, name: str) -> PageRecord | None:
     """The page called `name` (file stem, title or alias, as Obsidian resolves it), or None."""
-    key = page_key(name)
-    rows = ctx.read(FIND_PAGE, key=key, name=name_term(folded(key)))
+    rows = ctx.read(FIND_PAGE, **name_params(name))
     return PageRecord.from_row(rows[0]["page"]) if rows else None
 
 
@@ -89,7 +101,8 @@ def get_work(ctx: GraphContext, name: str) -> PageRecord:
     """The work (source page) a lineage question means by `name`. `FFTrainer` names both a
     product page and, by its short alias `@2025__arXiv__FFTrainer`, the paper: lineage is about
     works, so a non-work match gives way to a work with that short name when there is one.
-    When `name` is a work's key, that work is the answer (the lineage reads rely on it)."""
+    When the page `find_page` finds is a work, that work is the answer (the lineage reads
+    resolve names that way in their own query, `named_page`)."""
     page = find_page(ctx, name)
     if page is not None and page.kind in WORK_KINDS:
         return page

@@ -116,9 +116,10 @@ def test_lineage_by_short_name_means_the_work(api: Api) -> None:
 
 
 
-def test_a_lineage_by_key_takes_one_round_trip(api: Api) -> None:
+def test_a_lineage_of_a_work_takes_one_round_trip(api: Api) -> None:
     """A work's key: the work comes with its reach (its dates included); both directions add
-    the other side's reach. A title is first resolved (the key's try, the lookup)."""
+    the other side's reach. `FFTrainer` is a product page's key: the paper it also names is
+    found first (the named try, the page, the work by short name), then its reach."""
     query = """query($from: String!, $dir: LineageDirection!) {
         lineage(from: $from, direction: $dir) { root { key created updated } nodes { side } } }"""
     for name, direction, trips in ((S["FFTrainer"], "ANCESTORS", 1),
