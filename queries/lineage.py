@@ -298,9 +298,9 @@ def paths(ctx: GraphContext, source: str, target: str, relations: Iterable[str] 
     if query is None:
         query = PATHS.setdefault((types, depth, named), _paths_query(types, depth, named))
     if named:
-        ends_named = name_params(source), name_params(target)
-        rows = ctx.read(query, source=ends_named[0]["key"], source_name=ends_named[0]["name"],
-                        target=ends_named[1]["key"], target_name=ends_named[1]["name"],
+        by_source, by_target = name_params(source), name_params(target)
+        rows = ctx.read(query, source=by_source["key"], source_name=by_source["name"],
+                        target=by_target["key"], target_name=by_target["name"],
                         works=list(WORK_KINDS))
     else:
         rows = ctx.read(query, source=source, target=target)
