@@ -8,23 +8,21 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import neo4j
 import orjson
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from strawberry.fastapi import GraphQLRouter
 
-from api.auth import bearer_token, key_matches
-from api.context import ApiContext, CountingGraphContext
+from api.context import ApiContext
 from api.cypher_router import router as cypher_router
 from api.ingest_sessions import IngestSessions
+from api.lean_graphql import LeanGraphQL
 from api.rdf_router import router as rdf_router
+from api.request_context import request_context
 from api.schema import schema
 from api.ui_router import ui_router
 from graph.connection import create_driver, verify
-from graph.errors import GraphUnavailable
-from graph.schema import ensure_schema
 from graph.settings import Settings, get_settings
 from loaders.errors import VaultkgError
 from loaders.gc_pause import leave_startup_out
@@ -61,45 +59,16 @@ class JsonSafeGraphQLRouter(GraphQLRouter[ApiContext, None]):
         return orjson.dumps(data)
 
 
-async def schema_once(request: Request) -> None:
-    """Create the graph's indexes before the first query of this process, so that an API
-    serving a database no ingest has touched yet answers "nothing" instead of failing on a
-    missing index (`page_names`). Unreachable: tried again on the next request. Refused (a
-    read-only user): the queries run on whatever schema the database has."""
-    state = request.app.state
-    if state.schema_ready:
-        return
-    async with state.schema_lock:
-        if state.schema_ready:
-            return
-        try:
-            # Fails at once when Neo4j is down, where ensure_schema would retry for seconds
-            # before the request's own query does the same.
-            await run_in_threadpool(state.driver.verify_connectivity)
-        except (neo4j.exceptions.DriverError, neo4j.exceptions.Neo4jError):
-            return
-        try:
-            await run_in_threadpool(ensure_schema, state.driver, state.settings.neo4j_database)
-        except GraphUnavailable:
-            return
-        except VaultkgError:
-            pass
-        state.schema_ready = True
-
-
 def graphql_router(settings: Settings) -> GraphQLRouter[ApiContext, None]:
     async def context(request: Request) -> ApiContext:
-        await schema_once(request)
-        driver: neo4j.Driver = request.app.state.driver
-        graph = CountingGraphContext(driver, settings.neo4j_database, settings.query_timeout_s)
-        return ApiContext(graph, settings, key_matches(settings, bearer_token(request)),
-                          request.app.state.ingest_sessions)
+        return await request_context(request, settings)
 
     return JsonSafeGraphQLRouter(schema, path="/graphql", context_getter=context)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The app for `settings` (default: the environment). Routers are appended below."""
+def create_app(settings: Settings | None = None, lean_graphql: bool = True) -> FastAPI:
+    """The app for `settings` (default: the environment). Routers are appended below. With
+    `lean_graphql`, plain JSON POSTs to /graphql skip the router (api/lean_graphql.py)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -121,4 +90,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(cypher_router)
     app.include_router(rdf_router)
     app.include_router(ui_router)
+    if lean_graphql:
+        app.add_middleware(LeanGraphQL)
     return app

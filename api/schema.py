@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
@@ -45,6 +45,7 @@ MAX_DEPTH = 12
 MAX_ALIASES = 100
 MAX_TOKENS = 5000
 SDL_PATH = Path(__file__).with_name("schema.graphql")
+T = TypeVar("T")
 # Executing a document (validating, resolving, building the response) is CPU work; on the
 # server's event loop one heavy query would stall every other request, /healthz included
 # (tests/test_api_abuse.py). Each execution runs in its own loop on one of these threads;
@@ -71,14 +72,24 @@ QUERY_GROUPS: tuple[type, ...] = (
 )
 
 
+def query_cost(ctx: object) -> dict[str, Any]:
+    """What `extensions` reports of a request: its Neo4j round trips and objects."""
+    if not isinstance(ctx, ApiContext):
+        return {}
+    return {"cost": {"neo4jQueries": ctx.graph.queries_run, "objects": ctx.objects}}
+
+
 class QueryCost(SchemaExtension):
     """Reports in `extensions.cost` how many Neo4j round trips and objects a request took."""
 
     def get_results(self) -> dict[str, Any]:
-        ctx = self.execution_context.context
-        if not isinstance(ctx, ApiContext):
-            return {}
-        return {"cost": {"neo4jQueries": ctx.graph.queries_run, "objects": ctx.objects}}
+        return query_cost(self.execution_context.context)
+
+
+async def on_executor(execution: Coroutine[Any, Any, T]) -> T:
+    """Run an execution on one of the EXECUTOR threads' loops, off the server's loop."""
+    return await asyncio.get_running_loop().run_in_executor(EXECUTOR, run_on_thread_loop,
+                                                            execution)
 
 
 class VaultkgSchema(strawberry.Schema):
@@ -94,8 +105,7 @@ class VaultkgSchema(strawberry.Schema):
         execution = super().execute(query, variable_values, context_value, root_value,
                                     operation_name, allowed_operation_types,
                                     operation_extensions)
-        result = await asyncio.get_running_loop().run_in_executor(EXECUTOR, run_on_thread_loop,
-                                                                  execution)
+        result = await on_executor(execution)
         result.errors = with_codes(result.errors)
         return result
 

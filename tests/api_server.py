@@ -36,10 +36,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(settings: Settings) -> Iterator[str]:
+def running(settings: Settings, lean_graphql: bool = True) -> Iterator[str]:
     """Serve create_app(settings) on a free loopback port; yields the base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
+    app = create_app(settings, lean_graphql=lean_graphql)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
