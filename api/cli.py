@@ -140,12 +140,15 @@ def serve_command(
     """Serve the GraphQL API at http://HOST:PORT/graphql (GraphiQL in a browser)."""
     import uvicorn
 
+    from api.http_protocol import HTTP
+
     if workers == 1:
         from api.app import create_app
 
-        uvicorn.run(create_app(), host=host, port=port)
+        uvicorn.run(create_app(), host=host, port=port, http=HTTP)
     else:  # each process builds its own app (driver, sessions) from the environment
-        uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers)
+        uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
+                    http=HTTP)
 
 
 def main() -> None:

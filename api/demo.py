@@ -155,5 +155,6 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from api.app import create_app
+        from api.http_protocol import HTTP
 
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info", http=HTTP)

@@ -26,6 +26,7 @@ from typing import Any, LiteralString
 
 import httpx
 
+from api.http_protocol import HTTP
 from benchmarks import common
 from benchmarks.cpu_meter import CpuMeter, per_request_ms
 from benchmarks.http_client import HttpError, KeepAliveConnection
@@ -326,7 +327,7 @@ class ApiServer:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host",
              "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
-             "--no-access-log", "--workers", str(workers)], env=env,
+             "--no-access-log", "--workers", str(workers), "--http", HTTP], env=env,
             cwd=str(Path(__file__).resolve().parents[1]))
 
     def wait(self, timeout: float = 60) -> None:

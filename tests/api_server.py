@@ -14,6 +14,7 @@ import httpx
 import uvicorn
 
 from api.app import create_app
+from api.http_protocol import HTTP
 from graph.settings import Settings
 from tests.db import TestDatabase
 
@@ -40,7 +41,7 @@ def running(settings: Settings, lean_graphql: bool = True) -> Iterator[str]:
     """Serve create_app(settings) on a free loopback port; yields the base URL."""
     port = free_port()
     app = create_app(settings, lean_graphql=lean_graphql)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, http=HTTP,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -181,7 +181,7 @@ def test_batches_cross_site_forms_and_mutations_over_get_are_refused(server: str
 
 def test_huge_header_and_huge_values_are_handled(server: str) -> None:
     http = httpx.Client(base_url=server, timeout=30)
-    try:  # refused by the HTTP layer (h11's header size limit): a 400, or the socket closes
+    try:  # refused by the HTTP layer (a 16 KiB head, api/http_protocol.py): a 400, or closed
         huge = http.post("/graphql", json={"query": INGEST, "variables": {"p": "/x"}},
                          headers={"Authorization": "Bearer " + "k" * 200_000})
         assert huge.status_code == 400
