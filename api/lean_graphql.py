@@ -14,9 +14,9 @@ tests/test_lean_graphql.py compares both paths' answers.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from inspect import isawaitable
 from typing import Any, cast
 
@@ -26,6 +26,7 @@ from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.execution import optimized_is_awaitable
+from strawberry.http import process_result
 from strawberry.schema.schema import validate_document
 from strawberry.types import ExecutionResult
 
@@ -71,27 +72,11 @@ def lean_request(body: bytes) -> LeanRequest | None:
     return LeanRequest(query, variables, name)
 
 
-class PreparedDocuments:
-    """Parsed documents that passed validation, by query text (least recently used dropped
-    first); None for a text that does not, which strawberry's router then answers. The rules
+def prepared_documents(size: int = CACHED_DOCUMENTS) -> Callable[[str], DocumentNode | None]:
+    """Parsed documents that passed validation, by query text (the `size` most recently used
+    kept); None for a text that does not, which strawberry's router then answers. The rules
     are strawberry's, the schema's limits included, and the token limit is its parser's."""
-
-    def __init__(self, size: int = CACHED_DOCUMENTS) -> None:
-        self.size = size
-        self._documents: OrderedDict[str, DocumentNode | None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, query: str) -> DocumentNode | None:
-        with self._lock:
-            if query in self._documents:
-                self._documents.move_to_end(query)
-                return self._documents[query]
-        document = _prepared(query)
-        with self._lock:
-            self._documents[query] = document
-            if len(self._documents) > self.size:
-                self._documents.popitem(last=False)
-        return document
+    return lru_cache(maxsize=size)(_prepared)
 
 
 def _prepared(query: str) -> DocumentNode | None:
@@ -104,7 +89,7 @@ def _prepared(query: str) -> DocumentNode | None:
     return document
 
 
-DOCUMENTS = PreparedDocuments()
+DOCUMENTS = prepared_documents()
 
 
 async def execute_lean(request: LeanRequest, context: ApiContext) -> ExecutionResult | None:
@@ -112,7 +97,7 @@ async def execute_lean(request: LeanRequest, context: ApiContext) -> ExecutionRe
     `VaultkgSchema.process_errors` logs them, then coded; the cost report), or None for a
     request strawberry must answer. Runs on an execution thread (`on_executor`): parsing and
     validating a new text is CPU work too."""
-    document = DOCUMENTS.get(request.query)
+    document = DOCUMENTS(request.query)
     if document is None:
         return None
     operation = get_operation_ast(document, request.operation_name)
@@ -136,14 +121,9 @@ async def execute_lean(request: LeanRequest, context: ApiContext) -> ExecutionRe
 
 
 def http_body(result: ExecutionResult) -> bytes:
-    """The response body strawberry's view makes of `result` (`strawberry.http
-    .process_result`, encoded with orjson as `JsonSafeGraphQLRouter` does)."""
-    body: dict[str, Any] = {"data": result.data}
-    if result.errors:
-        body["errors"] = [error.formatted for error in result.errors]
-    if result.extensions:
-        body["extensions"] = result.extensions
-    return orjson.dumps(body)
+    """The response body strawberry's view makes of `result`, encoded with orjson as
+    `JsonSafeGraphQLRouter` does."""
+    return orjson.dumps(process_result(result))
 
 
 class LeanGraphQL:

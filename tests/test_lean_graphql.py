@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 import api.lean_graphql as lean
-from api.lean_graphql import LeanRequest, PreparedDocuments, _plain_json_post, lean_request
+from api.lean_graphql import LeanRequest, _plain_json_post, lean_request, prepared_documents
 from benchmarks.query_bench import CONTRADICTIONS_5, FOLD, LINEAGE, PAGES, PATH, SEARCH
 from tests.api_server import API_KEY, running, settings_for
 from tests.db import TestDatabase
@@ -181,9 +181,9 @@ def test_only_plain_json_posts_to_graphql_are_taken() -> None:
 
 
 def test_prepared_documents_keep_the_recent_and_refuse_the_invalid() -> None:
-    documents = PreparedDocuments(size=2)
-    first = documents.get("{ __typename }")
-    assert first is not None and documents.get("{ __typename }") is first
-    assert documents.get("{ nosuchfield }") is None  # invalid: the router answers
-    assert documents.get("{ page(key: ") is None  # does not parse
-    assert documents.get("{ __typename }") is not first  # dropped for the two after it
+    documents = prepared_documents(size=2)
+    first = documents("{ __typename }")
+    assert first is not None and documents("{ __typename }") is first
+    assert documents("{ nosuchfield }") is None  # invalid: the router answers
+    assert documents("{ page(key: ") is None  # does not parse
+    assert documents("{ __typename }") is not first  # dropped for the two after it
