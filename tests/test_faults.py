@@ -25,7 +25,7 @@ import pytest
 
 from graph import connection, local_server
 from graph import writes as w
-from graph.errors import GraphUnavailable
+from graph.errors import GraphError, GraphUnavailable
 from graph.ingest import ingest
 from graph.lock import ingest_lock
 from graph.settings import Settings
@@ -318,6 +318,29 @@ def test_an_injected_transient_error_is_retried(clean_db: neo4j.Driver, neo4j_da
     records, _, _ = clean_db.execute_query(
         "MATCH (f:Flaky) RETURN f.via AS via ORDER BY via", database_=neo4j_database)
     assert [r["via"] for r in records] == ["write", "writer"]
+
+
+def test_a_read_retries_a_transient_error_and_nothing_else(
+        clean_db: neo4j.Driver, neo4j_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads are auto-commit queries, which the driver does not retry: `connection.read`
+    runs one again after a transient error, and a query Neo4j rejects only once."""
+    attempts: list[str] = []
+    failures = [neo4j.exceptions.TransientError("injected: the database is busy")]
+    original = neo4j.Session.run
+
+    def flaky(self: neo4j.Session, query: Any, *args: Any, **kw: Any) -> Any:
+        attempts.append(str(query))
+        if failures:
+            raise failures.pop()
+        return original(self, query, *args, **kw)
+
+    monkeypatch.setattr(neo4j.Session, "run", flaky)
+    assert connection.read(clean_db, neo4j_database, "RETURN 1 AS one") == [{"one": 1}]
+    assert len(attempts) == 2
+    attempts.clear()
+    with pytest.raises(GraphError, match="SyntaxError"):
+        connection.read(clean_db, neo4j_database, "RETURN nonsense(")
+    assert len(attempts) == 1
 
 
 LOCK_A_THEN_B: LiteralString = (
