@@ -42,3 +42,9 @@ def write_field(description: str) -> Callable[[F], F]:
     decorator: Callable[[F], F] = strawberry.mutation(description=description,
                                                       permission_classes=[CanWrite])
     return decorator
+
+
+def named(name: str) -> Callable[[F], F]:
+    """A field whose GraphQL name is not its resolver's (the attribute of that name is data)."""
+    decorator: Callable[[F], F] = strawberry.field(name=name)
+    return decorator

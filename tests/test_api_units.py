@@ -4,11 +4,14 @@ the vault-root confinement and the bearer token check."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from graphql import FragmentDefinitionNode, GraphQLError, OperationDefinitionNode, parse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import SecretStr
 from strawberry.types.nodes import convert_selections
 
@@ -19,7 +22,12 @@ from graph.errors import GraphError, GraphUnavailable
 from graph.settings import Settings
 from loaders.errors import BadUserInput, NotFound
 from queries.common import PageRecord, clean_name
-from queries.contradictions import EvidenceLine
+from queries.contradictions import (
+    PLAIN_PROPERTIES,
+    ContradictionRecord,
+    EvidenceLine,
+    evidence_fields,
+)
 from queries.lineage import (
     LineageEdgeRecord,
     _simple_paths,
@@ -108,6 +116,26 @@ def test_evidence_lines_split_on_the_first_line_number() -> None:
     e = EvidenceLine.parse("meta/ledgers/claim-ledger.json:35: a: 1: b")
     assert (e.page, e.line, e.text) == ("meta/ledgers/claim-ledger.json", 35, "a: 1: b")
     assert EvidenceLine.parse("no line here").page is None
+
+
+def test_contradictions_read_every_field_of_their_record() -> None:
+    """The query names the properties it reads: a field added to the record must be read."""
+    computed = {"claims", "known", "evidence", "evidence_count"}
+    assert set(PLAIN_PROPERTIES) == set(ContradictionRecord.model_fields) - computed
+
+
+# How evidence strings were split before `EVIDENCE_SPLIT` (a lazy match): the reference.
+LAZY_SPLIT = re.compile(r"^(?P<page>.+?):(?P<line>\d+): (?P<text>.*)$", re.DOTALL)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["a", ":", "1", "23", " ", ": ", ":4: ", "\n", "頁", "٣"]),
+                max_size=12).map("".join))
+def test_evidence_lines_split_where_the_lazy_match_split_them(raw: str) -> None:
+    m = LAZY_SPLIT.match(raw)
+    expected = (None, None, raw) if m is None else (m["page"], int(m["line"]), m["text"])
+    fields = evidence_fields(raw)
+    assert (fields["page"], fields["line"], fields["text"]) == expected
 
 
 def test_error_mapping_hides_internals() -> None:
