@@ -46,10 +46,6 @@ class EvidenceLine(Row):
     line: int | None
     text: str
 
-    @classmethod
-    def parse(cls, raw: str) -> EvidenceLine:
-        return cls.model_validate(evidence_fields(raw))
-
 
 def evidence_fields(raw: str) -> dict[str, Any]:
     """An evidence string's page, line and text (page and line None when it names no line).
