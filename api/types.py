@@ -526,10 +526,12 @@ class Contradiction(Node):
         "earliest statement)."))
     evidence_count: int = strawberry.field(description=(
         "How many evidence lines there are (`evidence(first:)` may show fewer)."))
+    page_count: int = strawberry.field(description=(
+        "How many pages are involved (`pageKeys(first:)` and `pages(first:)` may show fewer)."))
     page_key: str | None
     subject_key: str | None
-    page_keys: list[str]
     introduced_by_key: str | None
+    page_key_list: strawberry.Private[list[str]]
     evidence_lines: strawberry.Private[list[cq.EvidenceLine]]
     fetched_claims: strawberry.Private[list[cq.ClaimRecord] | None] = None
 
@@ -538,9 +540,14 @@ class Contradiction(Node):
     def evidence(self, first: int | None = None) -> list[Evidence]:
         if first is None:
             return evidence_of(self.evidence_lines)
-        if first < 0:
-            raise BadUserInput("evidence(first:) cannot be negative")
-        return evidence_of(self.evidence_lines[:first])
+        return evidence_of(self.evidence_lines[:_shown(first, "evidence")])
+
+    @pure_field("The keys of every page involved; the first `first` of them when given (a "
+                "conflict about a popular concept involves hundreds).")
+    def page_keys(self, first: int | None = None) -> list[str]:
+        if first is None:
+            return self.page_key_list
+        return self.page_key_list[:_shown(first, "pageKeys")]
 
     @described("The claims that disagree, each with its value.")
     async def claims(self, info: Ctx) -> list[Claim]:
@@ -559,15 +566,24 @@ class Contradiction(Node):
     async def subject(self, info: Ctx) -> Page | None:
         return await page_by_key(info, self.subject_key)
 
-    @described("Every page involved.")
-    async def pages(self, info: Ctx) -> list[Page]:
-        info.context.spend(len(self.page_keys))
-        found = await info.context.loaders.pages.load_many(self.page_keys)
+    @described("Every page involved; the first `first` of them when given.")
+    async def pages(self, info: Ctx, first: int | None = None) -> list[Page]:
+        keys = (self.page_key_list if first is None
+                else self.page_key_list[:_shown(first, "pages")])
+        info.context.spend(len(keys))
+        found = await info.context.loaders.pages.load_many(keys)
         return [page(r) for r in found if r is not None]
 
     @strawberry.field
     async def introduced_by(self, info: Ctx) -> LogEntry | None:
         return await entry_by_key(info, self.introduced_by_key)
+
+
+def _shown(first: int, field: str) -> int:
+    """How many items a field's `first:` shows; a negative one is the client's error."""
+    if first < 0:
+        raise BadUserInput(f"{field}(first:) cannot be negative")
+    return first
 
 
 def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
@@ -577,8 +593,8 @@ def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
         found_by=rec.origin, summary=rec.summary, line=rec.line, marked=rec.marked,
         known=rec.known, fetched_claims=rec.claims,
         evidence_lines=rec.evidence,
-        evidence_count=rec.evidence_count,
-        page_key=rec.page, subject_key=rec.subject, page_keys=rec.pages,
+        evidence_count=rec.evidence_count, page_count=rec.page_count,
+        page_key=rec.page, subject_key=rec.subject, page_key_list=rec.pages,
         introduced_by_key=rec.introduced_by)
 
 

@@ -74,6 +74,11 @@ CONTRADICTIONS = """query($s: String) { contradictions(subject: $s, first: 20) {
 CONTRADICTIONS_5 = """query($s: String) { contradictions(subject: $s, first: 20) { nodes {
   contradictionId kind status summary pageKeys evidenceCount evidence(first: 5) {
   source line text } } } }"""
+# As a list screen asks since round 27: 5 evidence lines and 5 page keys of each, with their
+# counts (a hub subject's contradictions involve ~500 pages each).
+CONTRADICTIONS_SCREEN = """query($s: String) { contradictions(subject: $s, first: 20) { nodes {
+  contradictionId kind status summary pageCount pageKeys(first: 5) evidenceCount
+  evidence(first: 5) { source line text } } } }"""
 SEARCH = """query($t: String!) { search(text: $t, first: 10) {
   score nameMatch snippet page { key title } } }"""
 PAGES = """query($f: PageFilter!) { pages(filter: $f, first: 20, sort: {field: YEAR}) {
@@ -155,6 +160,11 @@ def _cases(s: dict[str, Any]) -> list[Case]:
         lambda i: {"s": subjects[i % len(subjects)]},
         lambda ctx, i: contradictions(ctx, subject=subjects[i % len(subjects)], first=20,
                                       with_claims=False, evidence=5)))
+    cases.append(Case(
+        "contradictions, 5 lines and 5 pages", CONTRADICTIONS_SCREEN,
+        lambda i: {"s": subjects[i % len(subjects)]},
+        lambda ctx, i: contradictions(ctx, subject=subjects[i % len(subjects)], first=20,
+                                      with_claims=False, evidence=5, pages=5)))
     cases.append(Case("search", SEARCH, lambda i: {"t": terms[i % len(terms)]},
                       lambda ctx, i: search(ctx, terms[i % len(terms)], 10)))
     filters = s["filters"]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, LiteralString
 
 from graph import writes as w
 from graph.errors import GraphError
+from graph.list_heads import list_heads
 from loaders.fact_ids import callout_id, claim_prefix, evidence_prefix, lint_id
 from loaders.log_segments import SegmentIndex
 from loaders.numeric import Group
@@ -182,7 +183,8 @@ def _contradiction_move(page: str, row: dict[str, Any]) -> dict[str, Any]:
         if not sep or not at.isdigit() or not text.startswith(prefix):
             raise _unexpected(row)
         evidence.append(f"{prefix}{int(at) + delta}: {rest}")
-    return {"old": row["id"], "id": new_id, "line": line + delta, "evidence": evidence}
+    return {"old": row["id"], "id": new_id, "line": line + delta, "evidence": evidence,
+            "heads": list_heads({"evidence": evidence})}
 
 
 def _rename(writer: GraphWriter, query: LiteralString, rows: list[dict[str, Any]]) -> None:

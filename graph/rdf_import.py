@@ -28,6 +28,7 @@ from rdflib.term import Node
 
 from graph import writes as w
 from graph.connection import translate_errors
+from graph.list_heads import list_heads
 from graph.lock import ingest_lock
 from graph.schema import ensure_schema
 from graph.writer import GraphWriter
@@ -232,7 +233,8 @@ def _write(driver: neo4j.Driver, database: str,
 
 
 def _nodes(reader: _Reader) -> dict[NodeClass, list[dict[str, Any]]]:
-    """Rows {key, props} per class; pages also get the derived properties ingest writes."""
+    """Rows {key, props} per class; pages and contradictions also get the derived properties
+    ingest writes."""
     out: dict[NodeClass, list[dict[str, Any]]] = defaultdict(list)
     for rdf_type, cls in CLASS_OF_TYPE.items():
         for subject in reader.g.subjects(RDF.type, rdf_type):
@@ -248,6 +250,8 @@ def _nodes(reader: _Reader) -> dict[NodeClass, list[dict[str, Any]]]:
             props.setdefault(name, [])
         if cls == "Page":
             _derived_page_props(props)
+        elif cls == "Contradiction":
+            props.update(list_heads(props))
         out[cls].append({"key": key, "props": props})
     return out
 

@@ -23,6 +23,7 @@ from graph import writes as w
 from graph.conflict_scope import conflict_scope
 from graph.connection import translate_errors, write_params
 from graph.errors import GraphError
+from graph.list_heads import list_heads
 from graph.log_update import LogUpdate, bullet_rows, search_text, touch_props
 from graph.records import value_rows
 from graph.schema import ASSERTED_TYPES
@@ -567,10 +568,12 @@ def claim_rows(facts: Iterable[PageFacts]) -> list[dict[str, Any]]:
 
 
 def contradiction_row(c: ContradictionRecord, asserted_by: str | None) -> dict[str, Any]:
-    return {"id": c.id, "claims": list(c.claims), "pages": list(c.pages),
+    # Pages in key order: a set (RDF keeps it as one), so the first few are the same whichever
+    # way the graph was written.
+    lists = {"pages": sorted(c.pages), "claims": list(c.claims), "evidence": list(c.evidence)}
+    return {"id": c.id, "claims": lists["claims"], "pages": lists["pages"],
             "introduced_by": c.introduced_by, "props": _set({
                 "id": c.id, "kind": c.kind, "status": c.status, "origin": c.origin,
                 "summary": c.summary, "page": c.page, "line": c.line, "subject": c.subject,
-                "pages": list(c.pages), "claims": list(c.claims), "evidence": list(c.evidence),
-                "introduced_by": c.introduced_by, "known": c.known,
-                "asserted_by": asserted_by})}
+                **lists, **list_heads(lists), "introduced_by": c.introduced_by,
+                "known": c.known, "asserted_by": asserted_by})}

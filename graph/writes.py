@@ -172,7 +172,8 @@ MISNAMED_CLAIMS = (
 RELIST_DETECTED = (
     _MOVING_CLAIMS + "MATCH (c)<-[:INVOLVES]-(x:Contradiction) WHERE x.kind = 'detected' "
     "WITH DISTINCT x SET x.claims = [id IN x.claims | " + _moved("id", "$prefix") + "], "
-    "x.evidence = [e IN x.evidence | " + _moved("e", "$evidence") + "]")
+    "x.evidence = [e IN x.evidence | " + _moved("e", "$evidence") + "], "
+    "x.evidence_head = [e IN x.evidence_head | " + _moved("e", "$evidence") + "]")
 # Renamed in two steps, through ids no fact has: a moved claim may take the id another one
 # still holds until it moves too.
 _RENAMED_CLAIMS: LiteralString = (  # each moving claim, its move and its new id
@@ -203,10 +204,10 @@ LINK_COUNTS = (
 SET_LINK_COUNTS = (
     "MATCH (p:Page {key: $page}) SET p.link_count = $links, p.dangling_count = $count, "
     "p.dangling = $dangling")
-# Renamed (see `graph.log_update._rename`) by rows {old, id, line, evidence}.
+# Renamed (see `graph.log_update._rename`) by rows {old, id, line, evidence, heads}.
 RENAME_CONTRADICTIONS = (
     "UNWIND $rows AS row MATCH (x:Contradiction {id: row.old}) SET x.id = row.id, "
-    "x.line = row.line, x.evidence = row.evidence")
+    "x.line = row.line, x.evidence = row.evidence, x += row.heads")
 SHIFT_LOG_ENTRIES = (  # their bullets and touches name their lines relative to the entry's
     "MATCH (e:LogEntry) WHERE e.page = $page WITH e, " + _delta("e.line")
     + " AS d WHERE d <> 0 "

@@ -9,6 +9,7 @@ from typing import Any, LiteralString
 
 from pydantic import Field
 
+from graph.list_heads import HEAD_TEXT, HEADED
 from loaders.errors import BadUserInput
 from queries.base import GraphContext
 from queries.common import NeoDate, Row, folded, name_term, pages_named
@@ -67,6 +68,7 @@ class ContradictionRecord(Row):
     line: int | None = None
     subject: str | None = None
     pages: list[str] = Field(default_factory=list)
+    page_count: int = 0  # all of them, when `pages` holds only the first few
     evidence: list[EvidenceLine] = Field(default_factory=list)
     evidence_count: int = 0  # all of them, when `evidence` holds only the first few
     introduced_by: str | None = None
@@ -95,23 +97,35 @@ def _record(row: dict[str, Any]) -> ContradictionRecord:
 _FILTERS: LiteralString = (
     "WHERE ($status IS NULL OR x.status = $status) AND ($kind IS NULL OR x.kind = $kind) "
     "AND ($after IS NULL OR x.id > $after) ")
-# A contradiction's properties, its evidence cut to the first `$evidence` lines (null: all; a
-# conflict about a popular concept has hundreds) and counted; its claim ids are left out (the
-# claims come from INVOLVES when asked for). Dates come as ISO text (`NeoDate` parses it: the
-# driver decodes a date in Python, ~10 µs). The properties are named, not `.*`, which read
-# the whole evidence and claim id lists once more only to drop them: a hub subject's
-# contradictions hold thousands of lines (one of 4,967 lines, its first 5 each: 7.8 -> 6.4
-# ms). Every field of ContradictionRecord is one of these or computed below
-# (tests/test_api_units.py).
+# A contradiction's properties, its evidence and pages cut to the first `$evidence` and
+# `$pages` (null: all; a conflict about a popular concept has thousands of lines and hundreds
+# of pages) and counted; its claim ids are left out (the claims come from INVOLVES when asked
+# for). Up to `HEAD` items come from the list's stored head (`graph.list_heads`): Neo4j reads
+# a list property whole, and a hub subject's 19 contradictions hold 9,491 evidence lines and
+# ~10,000 page keys (10 ms of its 12). A graph written before the heads reads the whole lists.
+# Dates come as ISO text (`NeoDate` parses it: the driver decodes a date in Python, ~10 µs).
+# The properties are named, not `.*`, which reads every list. Every field of
+# ContradictionRecord is one of these or computed below (tests/test_api_units.py).
 PLAIN_PROPERTIES: tuple[LiteralString, ...] = (
-    "id", "kind", "status", "origin", "summary", "page", "line", "subject", "pages",
-    "introduced_by", "marked")
+    "id", "kind", "status", "origin", "summary", "page", "line", "subject", "introduced_by",
+    "marked")
+
+
+def _shown(name: LiteralString, shown: LiteralString) -> LiteralString:
+    """`x.<name>` cut to its first `shown` items (null: all), and `x.<name>`'s count, as map
+    entries: from the stored head and count where they serve."""
+    head, count = HEADED[name]
+    return (
+        count + ": CASE WHEN x." + count + " IS NULL THEN size(coalesce(x." + name + ", [])) "
+        "ELSE x." + count + " END, " + name + ": CASE WHEN " + shown + " IS NULL THEN x." + name
+        + " WHEN " + shown + " <= " + HEAD_TEXT + " AND x." + head + " IS NOT NULL THEN x."
+        + head + "[0.." + shown + "] ELSE x." + name + "[0.." + shown + "] END")
+
+
 _X: LiteralString = (
     "x {" + "".join("." + p + ", " for p in PLAIN_PROPERTIES)
-    + "claims: null, known: toString(x.known), "
-    "evidence_count: size(coalesce(x.evidence, [])), "
-    "evidence: CASE WHEN $evidence IS NULL THEN x.evidence ELSE x.evidence[0..$evidence] END} "
-    "AS contradiction")
+    + "claims: null, known: toString(x.known), " + _shown("evidence", "$evidence") + ", "
+    + _shown("pages", "$pages") + "} AS contradiction")
 _CLAIM: LiteralString = "c {.*, known: toString(c.known)}"
 _CLAIMS_OF_X: LiteralString = (
     "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
@@ -152,23 +166,25 @@ CONTRADICTIONS_OF_CLAIMS: LiteralString = (
 
 def contradictions(ctx: GraphContext, subject: str | None = None, status: str | None = None,
                    kind: str | None = None, first: int = 20, after: str | None = None,
-                   with_claims: bool = True,
-                   evidence: int | None = None) -> Slice[ContradictionRecord]:
+                   with_claims: bool = True, evidence: int | None = None,
+                   pages: int | None = None) -> Slice[ContradictionRecord]:
     """Contradictions matching the filters, by id, `first` after cursor `after`. `subject` is
     a page key, title or alias. Without `with_claims`, each record's `claims` is None (the API
     fetches them only for a query that asks, with `claims_of_contradictions`). With
     `evidence`, each record holds its first `evidence` evidence lines (`evidence_count` says
-    how many there are)."""
+    how many there are), and with `pages` its first `pages` page keys (`page_count`)."""
     check_first(first)
     if evidence is not None and evidence < 0:
         raise BadUserInput("the number of evidence lines cannot be negative")
+    if pages is not None and pages < 0:
+        raise BadUserInput("the number of pages cannot be negative")
     if status is not None and status not in STATUSES:
         raise BadUserInput(f"status must be one of {', '.join(STATUSES)}")
     if kind is not None and kind not in KINDS:
         raise BadUserInput(f"kind must be one of {', '.join(KINDS)}")
     after_id = decode_cursor(after, "contradictions")[1] if after else None
     filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1,
-               "evidence": evidence}
+               "evidence": evidence, "pages": pages}
     if not subject:
         rows = ctx.read(LIST_QUERIES[False, with_claims], **filters)
     else:
@@ -181,7 +197,8 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
 
 
 def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:
-    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids, evidence=None)]
+    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids, evidence=None,
+                                             pages=None)]
     return {x.id: x for x in records}
 
 

@@ -13,6 +13,8 @@ from urllib.parse import quote, unquote
 from rdflib import Namespace, URIRef
 from rdflib.namespace import DCTERMS, FOAF, PROV, RDF, RDFS, SDO, SKOS, XSD
 
+from graph.list_heads import HEAD_PROPERTIES
+
 # The vocabulary is fixed (it names what things mean); data IRIs live under `rdf_base`.
 VKG = Namespace("https://vaultkg.example/ns#")
 # Graph properties the table below does not know (added later) travel as `vkgp:<name>`.
@@ -148,8 +150,10 @@ PROP_BY_PREDICATE: dict[URIRef, Prop] = {p.predicate: p for p in PROPS}
 assert len(PROP_BY_PREDICATE) == len(PROPS), "one predicate per property"
 
 # Not exported: volatile (mtime_ns), internal (content_hash: a later ingest must re-parse an
-# imported graph), and derived ones that the import recomputes (names_folded, aliases_text).
-NOT_EXPORTED = frozenset({"mtime_ns", "content_hash", "names_folded", "aliases_text"})
+# imported graph), and derived ones that the import recomputes (names_folded, aliases_text,
+# a contradiction's list heads and counts: `graph.list_heads`).
+NOT_EXPORTED = frozenset({"mtime_ns", "content_hash", "names_folded", "aliases_text",
+                          *HEAD_PROPERTIES})
 
 # -- relationships -----------------------------------------------------------------------------
 LINEAGE_PREDICATES: dict[str, URIRef] = {

@@ -287,6 +287,23 @@ def test_evidence_shows_the_first_lines_asked_for_and_counts_them_all(
             == {i: ([e["text"] for e in lines][:n], len(lines)) for i, lines in full.items()}
 
 
+def test_page_keys_show_the_first_pages_asked_for_and_count_them_all(api: Api) -> None:
+    """`pageKeys(first:)` and `pages(first:)` show the first of every page involved and
+    `pageCount` counts them all; without `first`, all of them."""
+    nodes = api.data(
+        "query($n: Int) { contradictions(first: 50) { nodes { contradictionId pageCount "
+        "all: pageKeys some: pageKeys(first: $n) pages(first: $n) { key } "
+        "none: pageKeys(first: 0) } } }", n=1)["contradictions"]["nodes"]
+    assert any(len(x["all"]) > 1 for x in nodes)
+    for x in nodes:
+        assert x["pageCount"] == len(x["all"]) >= 1
+        assert (x["some"], [p["key"] for p in x["pages"]], x["none"]) == (x["all"][:1],) * 2 + ([],)
+    for field in ("pageKeys(first: -1)", "pages(first: -2) { key }"):
+        bad = api.post("{ contradictions { nodes { " + field + " } } }")
+        assert bad["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+        assert "cannot be negative" in bad["errors"][0]["message"]
+
+
 def test_claims_are_read_only_when_asked_and_in_one_round_trip(api: Api) -> None:
     """A list of contradictions reads no claims unless the query selects them; then all of the
     page's claims come in one more round trip, the same claims a direct read returns."""

@@ -17,7 +17,7 @@ from strawberry.types.nodes import convert_selections
 
 from api.auth import bearer_token, confined_path, key_matches
 from api.errors import QueryTooComplex, code_and_message, with_code
-from api.fields.contradictions import evidence_shown
+from api.fields.contradictions import EVIDENCE_FIELDS, PAGE_FIELDS, items_shown
 from graph.errors import GraphError, GraphUnavailable
 from graph.settings import Settings
 from loaders.errors import BadUserInput, NotFound
@@ -120,7 +120,7 @@ def test_evidence_lines_split_on_the_first_line_number() -> None:
 
 def test_contradictions_read_every_field_of_their_record() -> None:
     """The query names the properties it reads: a field added to the record must be read."""
-    computed = {"claims", "known", "evidence", "evidence_count"}
+    computed = {"claims", "known", "evidence", "evidence_count", "pages", "page_count"}
     assert set(PLAIN_PROPERTIES) == set(ContradictionRecord.model_fields) - computed
 
 
@@ -191,24 +191,26 @@ def test_bearer_token_and_key_check() -> None:
     assert not key_matches(off, "k1") and not key_matches(off, "")
 
 
-@pytest.mark.parametrize(("query", "shown"), [
-    ("{ contradictions { nodes { summary evidenceCount } } }", 0),
-    ("{ contradictions { nodes { evidence(first: 3) { text } } } }", 3),
+@pytest.mark.parametrize(("query", "shown", "pages_shown"), [
+    ("{ contradictions { nodes { summary evidenceCount pageCount } } }", 0, 0),
+    ("{ contradictions { nodes { evidence(first: 3) { text } pageKeys(first: 1) } } }", 3, 1),
     ("{ contradictions { edges { node { ...E } } } } "
-     "fragment E on Contradiction { evidence(first: $n) { text } }", 2),
+     "fragment E on Contradiction { evidence(first: $n) { text } pages { key } }", 2, None),
     ("{ contradictions { nodes { ... on Contradiction { evidence(first: 1) { text } } "
-     "more: evidence(first: 4) { text } } } }", 4),
-    ("{ contradictions { nodes { one: evidence(first: 1) { text } all: evidence { text } } } }",
-     None),
+     "more: evidence(first: 4) { text } pageKeys(first: 2) pages(first: $n) { key } } } }",
+     4, 2),
+    ("{ contradictions { nodes { one: evidence(first: 1) { text } all: evidence { text } "
+     "pageKeys } } }", None, None),
 ])
-def test_contradictions_read_as_many_evidence_lines_as_the_query_shows(
-        query: str, shown: int | None) -> None:
+def test_contradictions_read_as_many_list_items_as_the_query_shows(
+        query: str, shown: int | None, pages_shown: int | None) -> None:
     document = parse(query)
     operation = next(d for d in document.definitions if isinstance(d, OperationDefinitionNode))
     info = SimpleNamespace(variable_values={"n": 2}, fragments={
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)})
     fields = convert_selections(info, operation.selection_set.selections)  # type: ignore[arg-type]
-    assert evidence_shown(fields) == shown
+    assert items_shown(fields, EVIDENCE_FIELDS) == shown
+    assert items_shown(fields, PAGE_FIELDS) == pages_shown
 
 
 def test_parametrized_slices_outlive_a_collection() -> None:

@@ -24,23 +24,28 @@ class ContradictionQueries:
                              first: int = DEFAULT_FIRST,
                              after: str | None = None) -> Connection[Contradiction]:
         # Claims come through a DataLoader, and only when the query asks for them; evidence
-        # lines only as many as it shows.
+        # lines and page keys only as many as it shows.
         found = await info.context.run(
             contradiction_queries.contradictions, subject, status.value if status else None,
             kind.value if kind else None, first, after, False,
-            evidence_shown(info.selected_fields))
+            items_shown(info.selected_fields, EVIDENCE_FIELDS),
+            items_shown(info.selected_fields, PAGE_FIELDS))
         info.context.spend(len(found.items))
         return connection([contradiction(x) for x in found.items], found.cursors,
                           found.has_next, after)
 
 
-def evidence_shown(fields: list[Selection]) -> int | None:
-    """How many evidence lines a connection query shows per contradiction: the largest
-    `evidence(first:)` it asks for; None (all) when one asks without `first`; 0 when none asks
-    (`evidenceCount` needs no lines)."""
+EVIDENCE_FIELDS = frozenset({"evidence"})
+PAGE_FIELDS = frozenset({"pageKeys", "pages"})
+
+
+def items_shown(fields: list[Selection], names: frozenset[str]) -> int | None:
+    """How many items of a list a connection query shows per contradiction, through the fields
+    `names` (`evidence`; `pageKeys` and `pages`): the largest `first:` it gives them; None
+    (all) when one asks without `first`; 0 when none asks (the counts need no items)."""
     wanted: list[int | None] = [
         _int(f.arguments.get("first")) for node in _nodes(fields)
-        for f in _fields(node.selections) if f.name == "evidence"]
+        for f in _fields(node.selections) if f.name in names]
     if not wanted:
         return 0
     if any(n is None or n < 0 for n in wanted):
