@@ -538,16 +538,12 @@ class Contradiction(Node):
     @pure_field("The evidence lines, in order; the first `first` of them when given (a "
                 "conflict about a popular concept has hundreds).")
     def evidence(self, first: int | None = None) -> list[Evidence]:
-        if first is None:
-            return evidence_of(self.evidence_lines)
-        return evidence_of(self.evidence_lines[:_shown(first, "evidence")])
+        return evidence_of(_first(self.evidence_lines, first, "evidence"))
 
     @pure_field("The keys of every page involved; the first `first` of them when given (a "
                 "conflict about a popular concept involves hundreds).")
     def page_keys(self, first: int | None = None) -> list[str]:
-        if first is None:
-            return self.page_key_list
-        return self.page_key_list[:_shown(first, "pageKeys")]
+        return _first(self.page_key_list, first, "pageKeys")
 
     @described("The claims that disagree, each with its value.")
     async def claims(self, info: Ctx) -> list[Claim]:
@@ -568,8 +564,7 @@ class Contradiction(Node):
 
     @described("Every page involved; the first `first` of them when given.")
     async def pages(self, info: Ctx, first: int | None = None) -> list[Page]:
-        keys = (self.page_key_list if first is None
-                else self.page_key_list[:_shown(first, "pages")])
+        keys = _first(self.page_key_list, first, "pages")
         info.context.spend(len(keys))
         found = await info.context.loaders.pages.load_many(keys)
         return [page(r) for r in found if r is not None]
@@ -579,11 +574,13 @@ class Contradiction(Node):
         return await entry_by_key(info, self.introduced_by_key)
 
 
-def _shown(first: int, field: str) -> int:
-    """How many items a field's `first:` shows; a negative one is the client's error."""
+def _first(items: list[T], first: int | None, field: str) -> list[T]:
+    """The items a field's `first:` shows (None: all); a negative one is the client's error."""
+    if first is None:
+        return items
     if first < 0:
         raise BadUserInput(f"{field}(first:) cannot be negative")
-    return first
+    return items[:first]
 
 
 def contradiction(rec: cq.ContradictionRecord) -> Contradiction:
