@@ -40,7 +40,8 @@ neo4j-stop: venv
 neo4j-status: venv
 	scripts/neo4j-local.sh status
 
-# The test fixture finds Neo4j itself: NEO4J_URI, else testcontainers, else the local server.
+# The test fixture finds Neo4j itself: NEO4J_URI, else testcontainers, else a local server of
+# its own (.neo4j/home-test, port 7697: the tests wipe it, never the default home).
 test: venv
 	@rc=0; $(VENV)/bin/pytest -q $(PYTEST_ARGS) || rc=$$?; \
 	if [ -n "$(PYTEST_RC_FILE)" ]; then echo "$$rc" > "$(PYTEST_RC_FILE)"; fi; \
@@ -53,9 +54,15 @@ lint: venv
 demo: venv
 	$(VENV)/bin/vaultkg demo --vault $(VAULT)
 
+# The benchmarks wipe their database: unless NEO4J_URI names one, a server of their own
+# (.neo4j/home-bench, port 7705, sized for the 100k graph), started here and left running.
+BENCH_ENV = VAULTKG_NEO4J_HOME=.neo4j/home-bench VAULTKG_NEO4J_BOLT_PORT=7705 \
+	VAULTKG_NEO4J_HEAP=2g VAULTKG_NEO4J_PAGECACHE=3g
 bench: venv
-	$(VENV)/bin/python -m benchmarks.run
-	$(VENV)/bin/python -m benchmarks.bulk_bench
+	@if [ -n "$$NEO4J_URI" ]; then own=""; else own="$(BENCH_ENV)"; \
+	  env $$own scripts/neo4j-local.sh start; fi; \
+	env $$own $(VENV)/bin/python -m benchmarks.run && \
+	env $$own $(VENV)/bin/python -m benchmarks.bulk_bench
 
 # Rewrite api/schema.graphql from the code (tests/test_api_schema.py fails when it is stale).
 .PHONY: schema

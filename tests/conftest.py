@@ -11,8 +11,11 @@ from graph.errors import LocalServerError
 from tests import db as test_db
 
 # ---- BEGIN test database (tests/db.py) ---------------------------------------------------------
+# test_database (session): where it is; from then on the environment's settings name it too
+#   (tests/db.py `export`), so `vaultkg` run by a test never reaches another database.
 # neo4j_driver (session): a neo4j.Driver to NEO4J_URI, else testcontainers (Docker engine), else
-#   the local server (graph/local_server.py, started here and stopped at session end if we did).
+#   the tests' own local server (tests/db.py TEST_HOME and TEST_PORT; graph/local_server.py),
+#   started here and stopped at session end if we did.
 # neo4j_database (session): the database name to pass as `database=` / `database_=`.
 # clean_db (function): wipes all nodes and relationships, then yields the driver.
 # No database means the fixture FAILS (never skips). Tests marked `integration` run by default.
@@ -34,9 +37,11 @@ def test_database() -> Iterator[test_db.TestDatabase]:
         handle = test_db.acquire()
     except LocalServerError as exc:
         pytest.fail(f"no Neo4j for the tests: {exc}", pytrace=False)
+    undo = test_db.export(handle)
     try:
         yield handle
     finally:
+        undo()
         handle.release()
 
 

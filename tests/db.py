@@ -1,7 +1,8 @@
 """How the test suite gets a real Neo4j; the fixtures in conftest.py are thin wrappers over this.
 
 Order: an explicit NEO4J_URI (CI and developers who run their own server), then a testcontainers
-Neo4j when a Docker engine answers, then the local server from graph/local_server.py. Tests never
+Neo4j when a Docker engine answers, then a local server of the tests' own (graph/local_server.py,
+in TEST_HOME on TEST_PORT). Once found, the environment names it (`export`). Tests never
 skip for want of a database: whoever calls `acquire` turns a LocalServerError into a failure.
 """
 
@@ -18,11 +19,15 @@ import neo4j
 
 from graph import local_server
 from graph.errors import LocalServerError
-from graph.settings import Settings
+from graph.settings import Settings, get_settings
 from graph.wipe import wipe as wipe  # one wipe for tests and benchmarks
 
 DOCKER_IMAGE = "neo4j:5.26-community"
 DOCKER_PING_TIMEOUT_S = 3
+# The tests' own local server: the tests wipe their database, so never the default home's,
+# where `make demo` and `vaultkg neo4j start` keep a developer's graph.
+TEST_HOME = Path(__file__).resolve().parent.parent / ".neo4j" / "home-test"
+TEST_PORT = 7697
 
 # Homes of local servers that this test session started (and so must stop at its end).
 _STARTED_HERE: dict[Path, Settings] = {}
@@ -109,8 +114,19 @@ def _from_testcontainers() -> TestDatabase:
     )
 
 
+def local_settings(settings: Settings | None = None) -> Settings:
+    """`settings` moved to the tests' own home and port (TEST_HOME, TEST_PORT), each unless
+    given (VAULTKG_NEO4J_HOME, VAULTKG_NEO4J_BOLT_PORT: CI names the server it started)."""
+    settings = settings or Settings()
+    given = settings.model_fields_set
+    home = settings.neo4j_home if "neo4j_home" in given else TEST_HOME
+    port = settings.neo4j_bolt_port if "neo4j_bolt_port" in given else TEST_PORT
+    return settings.model_copy(update={"neo4j_home": home, "neo4j_bolt_port": port,
+                                       "neo4j_uri": f"bolt://127.0.0.1:{port}"})
+
+
 def _from_local_server(settings: Settings) -> TestDatabase:
-    st = acquire_local(settings)
+    st = acquire_local(local_settings(settings))
     return TestDatabase(
         uri=st.bolt_uri,
         user=local_server.LOCAL_USER,
@@ -134,6 +150,28 @@ def acquire(settings: Settings | None = None) -> TestDatabase:
         db = _from_local_server(settings)
     check_reachable(db)
     return db
+
+
+def export(db: TestDatabase) -> Callable[[], None]:
+    """Point the environment's settings (the CLI's, `get_settings`, a child process's) at `db`
+    for the session, and return what undoes it. Without it a test running `vaultkg` reached
+    whatever NEO4J_URI or the defaults named, the developer's own graph included (a CLI test of
+    RDF import once replaced a 100k-page benchmark graph with the example vault)."""
+    values = {"NEO4J_URI": db.uri, "NEO4J_USER": db.user, "NEO4J_PASSWORD": db.password,
+              "NEO4J_DATABASE": db.database}
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    get_settings.cache_clear()
+
+    def undo() -> None:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        get_settings.cache_clear()
+
+    return undo
 
 
 def check_reachable(db: TestDatabase) -> None:

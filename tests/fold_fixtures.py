@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from typer.testing import Result
 
 from queries.fold_models import BulletFacts, ConceptFacts, EntryFacts, TouchFacts
 
@@ -71,25 +73,16 @@ def fold_snapshot(driver: object, database: str) -> list[dict[str, Any]]:
     return [{**r.data(), "labels": sorted(r["labels"])} for r in records]
 
 
-def cli_runner(test_database: object, monkeypatch: object) -> object:
-    """A function running `vaultkg ARGS...` against the test database (settings from env)."""
-    import pytest
+def cli_runner() -> Callable[..., Result]:
+    """A function running `vaultkg ARGS...` in this process. Its settings come from the
+    environment, which names the test database once a test holds it (tests/db.py `export`)."""
     from typer.testing import CliRunner
 
     from api.cli import app
-    from graph.settings import get_settings
-    from tests.db import TestDatabase
 
-    assert isinstance(test_database, TestDatabase)
-    assert isinstance(monkeypatch, pytest.MonkeyPatch)
-    for name, value in (("NEO4J_URI", test_database.uri), ("NEO4J_USER", test_database.user),
-                        ("NEO4J_PASSWORD", test_database.password),
-                        ("NEO4J_DATABASE", test_database.database)):
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
     runner = CliRunner()
 
-    def run(*args: str) -> object:
+    def run(*args: str) -> Result:
         return runner.invoke(app, list(args))
 
     return run

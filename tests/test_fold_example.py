@@ -38,9 +38,8 @@ def ctx(neo4j_driver: neo4j.Driver, neo4j_database: str) -> GraphContext:
 
 
 @pytest.fixture
-def cli(ctx: GraphContext, test_database: test_db.TestDatabase,
-        monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
-    return cli_runner(test_database, monkeypatch)  # type: ignore[return-value]
+def cli(ctx: GraphContext) -> Callable[..., Any]:
+    return cli_runner()
 
 
 def test_digest_rebuilds_the_hand_made_table(ctx: GraphContext) -> None:

@@ -64,9 +64,8 @@ def ctx(vault: Path, neo4j_driver: neo4j.Driver, neo4j_database: str) -> GraphCo
 
 
 @pytest.fixture
-def cli(ctx: GraphContext, test_database: test_db.TestDatabase,
-        monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
-    return cli_runner(test_database, monkeypatch)  # type: ignore[return-value]
+def cli(ctx: GraphContext) -> Callable[..., Any]:
+    return cli_runner()
 
 
 def _supports(d: FoldDigest, offset: int) -> dict[str, list[int]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +36,42 @@ def listening_socket() -> Iterator[int]:
 
 
 # ---- unit tests (no server) ------------------------------------------------------------------
+
+
+def test_without_neo4j_uri_commands_reach_the_local_server_where_it_listens(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`VAULTKG_NEO4J_BOLT_PORT` alone moves the server and the commands that use it; an
+    explicit NEO4J_URI (an environment variable or an argument) still wins."""
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.setenv("VAULTKG_NEO4J_BOLT_PORT", "7731")
+    settings = Settings(_env_file=None)
+    assert settings.neo4j_uri == local_server.bolt_uri(settings) == "bolt://127.0.0.1:7731"
+    monkeypatch.delenv("VAULTKG_NEO4J_BOLT_PORT")
+    assert Settings(_env_file=None).neo4j_uri == "bolt://127.0.0.1:7687"
+    monkeypatch.setenv("VAULTKG_NEO4J_BOLT_PORT", "7731")
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7687")
+    assert Settings(_env_file=None).neo4j_uri == "bolt://db.example:7687"
+    assert Settings(_env_file=None, NEO4J_URI="bolt://127.0.0.1:7").neo4j_uri == \
+        "bolt://127.0.0.1:7"
+
+
+def test_the_tests_start_a_server_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests wipe their database: without a home and port named, theirs is never the
+    default one, where `make demo` keeps a developer's graph."""
+    for name in ("VAULTKG_NEO4J_HOME", "VAULTKG_NEO4J_BOLT_PORT", "NEO4J_URI"):
+        monkeypatch.delenv(name, raising=False)
+    default = Settings(_env_file=None)
+    own = test_db.local_settings(default)
+    assert (own.neo4j_home, own.neo4j_bolt_port) == (test_db.TEST_HOME, test_db.TEST_PORT)
+    assert local_server.neo4j_home(own) != local_server.neo4j_home(default)
+    assert own.neo4j_bolt_port != default.neo4j_bolt_port
+    assert own.neo4j_uri == local_server.bolt_uri(own)
+    assert local_server.cache_dir(own) == local_server.cache_dir(default)  # the jars, once
+    monkeypatch.setenv("VAULTKG_NEO4J_HOME", "/srv/neo4j-ci")
+    monkeypatch.setenv("VAULTKG_NEO4J_BOLT_PORT", "7701")
+    named = test_db.local_settings(Settings(_env_file=None))
+    assert (named.neo4j_home, named.neo4j_bolt_port) == (Path("/srv/neo4j-ci"), 7701)
+    assert named.neo4j_uri == "bolt://127.0.0.1:7701"
 
 
 def test_conf_listens_only_on_loopback(tmp_path: Path) -> None:
@@ -140,8 +178,8 @@ def test_cli_prints_error_line_and_exits_1(
 
 @pytest.fixture(scope="session")
 def local_neo4j() -> tuple[Settings, local_server.ServerStatus]:
-    """The session's local server (reused if running; stopped at session end if started here)."""
-    settings = Settings()
+    """The tests' local server (reused if running; stopped at session end if started here)."""
+    settings = test_db.local_settings()
     return settings, test_db.acquire_local(settings)
 
 
@@ -174,6 +212,20 @@ def test_second_fetch_downloads_nothing(
     monkeypatch.setenv("PATH", str(tmp_path))  # no mvn: a cached fetch must not need it
     lib = local_server.fetch_jars(settings)
     assert any(lib.glob("org.neo4j.neo4j-*.jar"))
+
+
+@pytest.mark.integration
+def test_the_environment_names_the_test_database(test_database: test_db.TestDatabase) -> None:
+    """What `vaultkg` reads when a test runs it, in this process or a child, is the tests'
+    database (tests/db.py `export`), never the defaults' or a developer's."""
+    settings = get_settings()
+    assert (settings.neo4j_uri, settings.neo4j_user, settings.neo4j_database) == (
+        test_database.uri, test_database.user, test_database.database)
+    assert settings.neo4j_password.get_secret_value() == test_database.password
+    child = subprocess.run(
+        [sys.executable, "-c", "from graph.settings import Settings; print(Settings().neo4j_uri)"],
+        capture_output=True, text=True, check=True, cwd=test_db.TEST_HOME.parent.parent)
+    assert child.stdout.strip() == test_database.uri
 
 
 @pytest.mark.integration
