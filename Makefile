@@ -56,12 +56,13 @@ demo: venv
 
 # The benchmarks wipe their database: unless NEO4J_URI names one, a server of their own
 # (.neo4j/home-bench, port 7705, sized for the 100k graph), started here and left running.
+# BENCH_ARGS go to benchmarks.run (`make bench BENCH_ARGS=--quick`: a smoke run).
 BENCH_ENV = VAULTKG_NEO4J_HOME=.neo4j/home-bench VAULTKG_NEO4J_BOLT_PORT=7705 \
 	VAULTKG_NEO4J_HEAP=2g VAULTKG_NEO4J_PAGECACHE=3g
 bench: venv
 	@if [ -n "$$NEO4J_URI" ]; then own=""; else own="$(BENCH_ENV)"; \
 	  env $$own scripts/neo4j-local.sh start; fi; \
-	env $$own $(VENV)/bin/python -m benchmarks.run && \
+	env $$own $(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS) && \
 	env $$own $(VENV)/bin/python -m benchmarks.bulk_bench
 
 # Rewrite api/schema.graphql from the code (tests/test_api_schema.py fails when it is stale).
