@@ -23,9 +23,7 @@ API_KEY = "test-key-0123456789"
 
 def settings_for(db: TestDatabase, **overrides: Any) -> Settings:
     """Settings pointing at the test database (never at the environment's)."""
-    values: dict[str, Any] = {
-        "NEO4J_URI": db.uri, "NEO4J_USER": db.user, "NEO4J_PASSWORD": db.password,
-        "NEO4J_DATABASE": db.database, "VAULTKG_QUERY_TIMEOUT": 30.0}
+    values: dict[str, Any] = {**db.env(), "VAULTKG_QUERY_TIMEOUT": 30.0}
     values.update(overrides)
     return Settings(_env_file=None, **values)
 

@@ -46,6 +46,11 @@ class TestDatabase:
     source: str  # "env", "testcontainers" or "local"
     release: Callable[[], None] = field(default=lambda: None, repr=False)
 
+    def env(self) -> dict[str, str]:
+        """The environment variables that name this database to vaultkg's settings."""
+        return {"NEO4J_URI": self.uri, "NEO4J_USER": self.user, "NEO4J_PASSWORD": self.password,
+                "NEO4J_DATABASE": self.database}
+
 
 def free_port(preferred: int) -> int:
     """`preferred` if nothing listens on it on the loopback, else a port the system picks."""
@@ -157,8 +162,7 @@ def export(db: TestDatabase) -> Callable[[], None]:
     for the session, and return what undoes it. Without it a test running `vaultkg` reached
     whatever NEO4J_URI or the defaults named, the developer's own graph included (a CLI test of
     RDF import once replaced a 100k-page benchmark graph with the example vault)."""
-    values = {"NEO4J_URI": db.uri, "NEO4J_USER": db.user, "NEO4J_PASSWORD": db.password,
-              "NEO4J_DATABASE": db.database}
+    values = db.env()
     before = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
     get_settings.cache_clear()

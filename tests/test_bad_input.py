@@ -315,8 +315,7 @@ def test_ingest_of_the_bad_vault(clean_db: neo4j.Driver, neo4j_database: str,
 
 def _cli_env(db: test_db.TestDatabase) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "VAULTKG_"))}
-    env.update(NEO4J_URI=db.uri, NEO4J_USER=db.user, NEO4J_PASSWORD=db.password,
-               NEO4J_DATABASE=db.database)
+    env.update(db.env())
     return env
 
 

@@ -10,7 +10,7 @@ import neo4j
 import pytest
 
 from graph.ingest import ingest
-from graph.list_heads import HEAD, HEADED, list_heads
+from graph.list_heads import HEAD, HEAD_PROPERTIES, list_heads
 from queries import contradictions as cq
 from queries.base import GraphContext
 
@@ -75,8 +75,8 @@ def test_heads_are_stored_read_and_agree_with_the_whole_lists(
 
     # A graph written before the heads (none stored) reads the same, from the whole lists.
     clean_db.execute_query(
-        "MATCH (x:Contradiction) REMOVE " + ", ".join(
-            "x." + p for pair in HEADED.values() for p in pair), database_=neo4j_database)
+        "MATCH (x:Contradiction) REMOVE " + ", ".join("x." + p for p in HEAD_PROPERTIES),
+        database_=neo4j_database)
     assert {k: _read(ctx, *k) for k in expected} == expected
 
 

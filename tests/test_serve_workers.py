@@ -31,9 +31,7 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
 def test_two_workers_serve_graphql(example_graph: object, test_database: TestDatabase) -> None:
     port = free_port()
-    env = {**os.environ, "NEO4J_URI": test_database.uri, "NEO4J_USER": test_database.user,
-           "NEO4J_PASSWORD": test_database.password,
-           "NEO4J_DATABASE": test_database.database}
+    env = {**os.environ, **test_database.env()}
     server = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port),
                                "--workers", "2"], env=env, cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
