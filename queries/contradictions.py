@@ -122,20 +122,22 @@ def _shown(name: LiteralString, shown: LiteralString) -> LiteralString:
         + head + "[0.." + shown + "] ELSE x." + name + "[0.." + shown + "] END")
 
 
-_X: LiteralString = (
+_X_MAP: LiteralString = (
     "x {" + "".join("." + p + ", " for p in PLAIN_PROPERTIES)
     + "claims: null, known: toString(x.known), " + _shown("evidence", "$evidence") + ", "
-    + _shown("pages", "$pages") + "} AS contradiction")
+    + _shown("pages", "$pages") + "}")
 _CLAIM: LiteralString = "c {.*, known: toString(c.known)}"
 _CLAIMS_OF_X: LiteralString = (
     "CALL (x) { OPTIONAL MATCH (x)-[:INVOLVES]->(c:Claim) WITH c ORDER BY c.id "
     "  RETURN collect(" + _CLAIM + ") AS claims } ")
-# The page is cut (ORDER BY ... LIMIT) before any claim is read.
+# The page is cut (ORDER BY ... LIMIT) before any claim is read; its rows come as one list
+# (`GraphContext.read_rows`).
 _PAGE_OF: LiteralString = (
-    "WITH x ORDER BY x.id LIMIT $limit " + _CLAIMS_OF_X
-    + "RETURN " + _X + ", claims ORDER BY x.id")
+    "WITH x ORDER BY x.id LIMIT $limit " + _CLAIMS_OF_X + "WITH x, claims ORDER BY x.id "
+    "RETURN collect({contradiction: " + _X_MAP + ", claims: claims}) AS rows")
 _BARE_PAGE_OF: LiteralString = (
-    "WITH x ORDER BY x.id LIMIT $limit RETURN " + _X + ", null AS claims")
+    "WITH x ORDER BY x.id LIMIT $limit "
+    "RETURN collect({contradiction: " + _X_MAP + ", claims: null}) AS rows")
 _ALL: LiteralString = "MATCH (x:Contradiction) " + _FILTERS
 # By subject: the pages `$subject` (folded, a `name_term`) names, by key, title or alias, then
 # seeks on the `contradiction_subject` index, one per subject page (not a scan of every
@@ -148,20 +150,22 @@ LIST_QUERIES: dict[tuple[bool, bool], LiteralString] = {  # (by subject, with cl
     (False, True): _ALL + _PAGE_OF, (False, False): _ALL + _BARE_PAGE_OF,
     (True, True): _OF_SUBJECTS + _PAGE_OF, (True, False): _OF_SUBJECTS + _BARE_PAGE_OF}
 
+# The reads of many ids send their rows as one list too.
 CONTRADICTIONS_BY_IDS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
-    + "RETURN " + _X + ", claims")
+    + "RETURN collect({contradiction: " + _X_MAP + ", claims: claims}) AS rows")
 
 CLAIMS_OF_CONTRADICTIONS: LiteralString = (
     "UNWIND $ids AS id MATCH (x:Contradiction {id: id}) " + _CLAIMS_OF_X
-    + "RETURN id, claims")
+    + "RETURN collect({id: id, claims: claims}) AS rows")
 
 CLAIMS_BY_IDS: LiteralString = (
-    "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN " + _CLAIM + " AS claim")
+    "UNWIND $ids AS id MATCH (c:Claim {id: id}) RETURN collect(" + _CLAIM + ") AS rows")
 
 CONTRADICTIONS_OF_CLAIMS: LiteralString = (
     "UNWIND $ids AS id MATCH (:Claim {id: id})<-[:INVOLVES]-(x:Contradiction) "
-    "WITH id, x ORDER BY x.id RETURN id, collect(x.id) AS contradictions")
+    "WITH id, x ORDER BY x.id WITH id, collect(x.id) AS contradictions "
+    "RETURN collect({id: id, contradictions: contradictions}) AS rows")
 
 
 def contradictions(ctx: GraphContext, subject: str | None = None, status: str | None = None,
@@ -186,10 +190,10 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
     filters = {"status": status, "kind": kind, "after": after_id, "limit": first + 1,
                "evidence": evidence, "pages": pages}
     if not subject:
-        rows = ctx.read(LIST_QUERIES[False, with_claims], **filters)
+        rows = ctx.read_rows(LIST_QUERIES[False, with_claims], **filters)
     else:
-        rows = ctx.read(LIST_QUERIES[True, with_claims], subject=name_term(folded(subject)),
-                        **filters)
+        rows = ctx.read_rows(LIST_QUERIES[True, with_claims],
+                             subject=name_term(folded(subject)), **filters)
     items = [_record(r) for r in rows[:first]]
     return ContradictionSlice(
         items=items, cursors=[encode_cursor("contradictions", None, x.id) for x in items],
@@ -197,14 +201,13 @@ def contradictions(ctx: GraphContext, subject: str | None = None, status: str | 
 
 
 def contradictions_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ContradictionRecord]:
-    records = [_record(r) for r in ctx.read(CONTRADICTIONS_BY_IDS, ids=ids, evidence=None,
-                                             pages=None)]
+    records = [_record(r) for r in ctx.read_rows(CONTRADICTIONS_BY_IDS, ids=ids,
+                                                  evidence=None, pages=None)]
     return {x.id: x for x in records}
 
 
 def claims_by_ids(ctx: GraphContext, ids: list[str]) -> dict[str, ClaimRecord]:
-    rows = ctx.read(CLAIMS_BY_IDS, ids=ids)
-    return {r["claim"]["id"]: _claim(r["claim"]) for r in rows}
+    return {c["id"]: _claim(c) for c in ctx.read_rows(CLAIMS_BY_IDS, ids=ids)}
 
 
 def claims_of_contradictions(ctx: GraphContext, ids: list[str]
@@ -212,9 +215,10 @@ def claims_of_contradictions(ctx: GraphContext, ids: list[str]
     """The claims each contradiction involves (by contradiction id, claims ordered by id), in
     one round trip."""
     return {r["id"]: [_claim(c) for c in r["claims"]]
-            for r in ctx.read(CLAIMS_OF_CONTRADICTIONS, ids=ids)}
+            for r in ctx.read_rows(CLAIMS_OF_CONTRADICTIONS, ids=ids)}
 
 
 def contradictions_of_claims(ctx: GraphContext, ids: list[str]) -> dict[str, list[str]]:
     """Ids of the contradictions each claim takes part in, in one round trip."""
-    return {r["id"]: r["contradictions"] for r in ctx.read(CONTRADICTIONS_OF_CLAIMS, ids=ids)}
+    return {r["id"]: r["contradictions"]
+            for r in ctx.read_rows(CONTRADICTIONS_OF_CLAIMS, ids=ids)}

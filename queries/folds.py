@@ -25,24 +25,24 @@ from queries.fold_models import (
     TouchFacts,
 )
 
-_ENTRY_FIELDS: LiteralString = (
-    "RETURN e.key AS key, toString(e.date) AS date, e.op AS op, e.title AS title, "
-    "e.seq AS seq, "
-    "e.line AS line, "
-    "coalesce(e.text, '') AS text, coalesce(e.bullets, []) AS bullets, "
-    "COLLECT { MATCH (e)-[t:TOUCHES]->(n) "
+# The entries `e`, oldest first, as one list (`GraphContext.read_rows`: a 1,024-entry fold's
+# entries as 1,024 records cost 40 CPU-ms in the client at 100k pages, as one 16).
+_ENTRY_ROWS: LiteralString = (
+    "ORDER BY e.seq RETURN collect({key: e.key, date: toString(e.date), op: e.op, "
+    "title: e.title, seq: e.seq, line: e.line, "
+    "text: coalesce(e.text, ''), bullets: coalesce(e.bullets, []), "
+    "touches: COLLECT { MATCH (e)-[t:TOUCHES]->(n) "
     "  RETURN {role: t.role, line: " + touch_line("t") + ", "
     "          key: CASE WHEN n:Page THEN n.key END, "
     "          name: coalesce(n.key, n.name), kind: n.kind, created: toString(n.created), "
     "          aliases: coalesce(n.aliases, []), "
     "          about: COLLECT { MATCH (n)-[:ABOUT]->(c:Concept) "
-    "                           RETURN {key: c.key, created: toString(c.created)} } } } "
-    "AS touches "
-    "ORDER BY e.seq")
+    "                           RETURN {key: c.key, created: toString(c.created)} } } }"
+    "}) AS rows")
 
 ENTRIES_IN_RANGE: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
-    "AND ($as_of IS NULL OR e.date <= $as_of) WITH e " + _ENTRY_FIELDS)
+    "AND ($as_of IS NULL OR e.date <= $as_of) WITH e " + _ENTRY_ROWS)
 # The newest entry dated on or before $bound is found on the date index, then the seq index is
 # read backwards from it for $count entries. `seq` follows the dates (`loaders.log` numbers the
 # entries after sorting them by date), so every entry below it is dated on or before $bound.
@@ -54,16 +54,16 @@ ENTRIES_ENDING: LiteralString = (
     "CALL (last) { MATCH (b:LogEntry) WHERE b.date = last RETURN max(b.seq) AS top } "
     "CALL (top) { MATCH (e:LogEntry) USING INDEX e:LogEntry(seq) WHERE e.seq <= top "
     "  RETURN e ORDER BY e.seq DESC LIMIT $count } "
-    "WITH e " + _ENTRY_FIELDS)
+    "WITH e " + _ENTRY_ROWS)
 ENTRIES_BY_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.key IN $keys AND ($as_of IS NULL OR e.date <= $as_of) "
-    "WITH e " + _ENTRY_FIELDS)
+    "WITH e " + _ENTRY_ROWS)
 FOLD_ENTRY_KEYS: LiteralString = (
     "MATCH (f:Fold {fold_id: $fold_id})-[r:FOLDS]->(e:LogEntry) "
-    "RETURN e.key AS key ORDER BY r.position")
+    "WITH e ORDER BY r.position RETURN collect(e.key) AS keys")
 RANGE_KEYS: LiteralString = (
     "MATCH (e:LogEntry) WHERE e.date >= $date_from AND e.date <= $date_to "
-    "RETURN e.key AS key ORDER BY e.seq")
+    "WITH e ORDER BY e.seq RETURN collect(e.key) AS keys")
 BASE_SEQ: LiteralString = "MATCH (e:LogEntry) WHERE e.date = $date RETURN min(e.seq) AS base"
 # Two index ends and the count store, not a scan of every entry.
 LOG_FACTS: LiteralString = (
@@ -78,8 +78,8 @@ PAGES_BY_NAME: LiteralString = (
     "CALL () { UNWIND $names AS n MATCH (p:Page {key: n}) RETURN p "
     "  UNION UNWIND $terms AS term " + pages_named("term", "p") + "RETURN p } "
     "WITH p WHERE p.key IN $names OR any(a IN coalesce(p.aliases, []) WHERE a IN $names) "
-    "RETURN p.key AS key, coalesce(p.aliases, []) AS aliases, p.path AS path "
-    "ORDER BY size(p.path), p.path")
+    "WITH p ORDER BY size(p.path), p.path "
+    "RETURN collect({key: p.key, aliases: coalesce(p.aliases, []), path: p.path}) AS rows")
 # Three index seeks, UNIONed (distinct), instead of an OR over every Contradiction: by
 # `introduced_by` (index contradiction_introduced_by), by `subject` (contradiction_subject), and
 # through CONCERNS, which ingest keeps equal to `x.pages` for the keys that are pages (and
@@ -92,13 +92,15 @@ CONTRADICTIONS_TOUCHING: LiteralString = (
     "WITH x "
     "OPTIONAL MATCH (i:LogEntry {key: x.introduced_by}) "
     "OPTIONAL MATCH (xp:Page {key: x.page}) "
-    "RETURN x.id AS id, x.kind AS kind, x.status AS status, x.origin AS origin, "
-    "coalesce(x.summary, '') AS summary, x.subject AS subject, coalesce(x.pages, []) AS pages, "
-    "x.introduced_by AS introduced_by, toString(i.date) AS introduced, "
-    "toString(x.known) AS known, toString(xp.updated) AS page_updated, "
+    "WITH x, i, xp ORDER BY x.id "  # as one list (`GraphContext.read_rows`)
+    "RETURN collect({id: x.id, kind: x.kind, status: x.status, origin: x.origin, "
+    "summary: coalesce(x.summary, ''), subject: x.subject, pages: coalesce(x.pages, []), "
+    "introduced_by: x.introduced_by, introduced: toString(i.date), "
+    "known: toString(x.known), page_updated: toString(xp.updated), "
     # A conflict of claims has its date stored at ingest (`known`; a 1,024-entry fold at 100k
     # pages touches 52k claims): the claims are read only when nothing else dates it.
-    "CASE WHEN i IS NULL AND x.known IS NULL THEN COLLECT { MATCH (x)-[:INVOLVES]->(c:Claim) "
+    "claims: CASE WHEN i IS NULL AND x.known IS NULL THEN COLLECT { "
+    "  MATCH (x)-[:INVOLVES]->(c:Claim) "
     "  OPTIONAL MATCH (ci:LogEntry {key: c.introduced_by}) "
     "  OPTIONAL MATCH (cp:Page {key: c.page}) "
     # A claim on the log page is known since the entry above its line: ingest stores that
@@ -107,14 +109,14 @@ CONTRADICTIONS_TOUCHING: LiteralString = (
     # decoding cost more than the query (see `_claim`).
     "  RETURN [c.id, c.value, toString(ci.date), "
     "          CASE WHEN cp.log_context IS NOT NULL THEN toString(c.known) END, "
-    "          toString(cp.updated), toString(cp.created)] } ELSE [] END AS claims "
-    "ORDER BY id")
+    "          toString(cp.updated), toString(cp.created)] } ELSE [] END}) AS rows")
 FOLDS_BY_LEVEL: LiteralString = (
     "MATCH (f:Fold) WHERE $level IS NULL OR f.level = $level "
-    "RETURN f.fold_id AS fold_id, f.key AS key, f.level AS level, f.entry_count AS entry_count, "
-    "f.range_from AS range_from, f.range_to AS range_to, "
-    "coalesce(f.child_keys, []) AS child_keys, COUNT { (f)-[:FOLDS]->() } AS entries, "
-    "f.path AS path ORDER BY f.range_from, f.range_to, f.fold_id")
+    "WITH f ORDER BY f.range_from, f.range_to, f.fold_id "
+    "RETURN collect({fold_id: f.fold_id, key: f.key, level: f.level, "
+    "entry_count: f.entry_count, range_from: f.range_from, range_to: f.range_to, "
+    "child_keys: coalesce(f.child_keys, []), entries: COUNT { (f)-[:FOLDS]->() }, "
+    "path: f.path}) AS rows")
 FOLD_BY_ID: LiteralString = (
     "MATCH (f:Fold {fold_id: $fold_id}) "
     "RETURN f.fold_id AS fold_id, f.key AS key, f.level AS level, f.entry_count AS entry_count, "
@@ -172,7 +174,7 @@ def _entry(row: dict[str, Any]) -> EntryFacts:
 def entries_in_range(ctx: GraphContext, date_from: dt.date, date_to: dt.date,
                      as_of: dt.date | None = None) -> list[EntryFacts]:
     """Log entries dated date_from..date_to (and not after as_of), oldest first."""
-    rows = ctx.read_values(ENTRIES_IN_RANGE, date_from=date_from, date_to=date_to, as_of=as_of)
+    rows = ctx.read_rows(ENTRIES_IN_RANGE, date_from=date_from, date_to=date_to, as_of=as_of)
     return [_entry(r) for r in rows]
 
 
@@ -180,24 +182,24 @@ def entries_ending(ctx: GraphContext, count: int, ending: dt.date,
                    as_of: dt.date | None = None) -> list[EntryFacts]:
     """The `count` newest log entries dated on or before `ending`, oldest first."""
     bound = min(ending, as_of) if as_of is not None else ending
-    rows = ctx.read_values(ENTRIES_ENDING, bound=bound, count=count)
+    rows = ctx.read_rows(ENTRIES_ENDING, bound=bound, count=count)
     return [_entry(r) for r in rows]
 
 
 def entries_by_keys(ctx: GraphContext, keys: list[str],
                     as_of: dt.date | None = None) -> list[EntryFacts]:
     """The log entries with these keys, oldest first."""
-    return [_entry(r) for r in ctx.read_values(ENTRIES_BY_KEYS, keys=keys, as_of=as_of)]
+    return [_entry(r) for r in ctx.read_rows(ENTRIES_BY_KEYS, keys=keys, as_of=as_of)]
 
 
 def fold_entry_keys(ctx: GraphContext, fold_id: str) -> list[str]:
     """Keys of the entries a Fold node FOLDS, in position order."""
-    return [r["key"] for r in ctx.read(FOLD_ENTRY_KEYS, fold_id=fold_id)]
+    return list(ctx.read_values(FOLD_ENTRY_KEYS, fold_id=fold_id)[0]["keys"])
 
 
 def range_keys(ctx: GraphContext, date_from: dt.date, date_to: dt.date) -> list[str]:
     """Keys of every log entry dated date_from..date_to, oldest first."""
-    return [r["key"] for r in ctx.read(RANGE_KEYS, date_from=date_from, date_to=date_to)]
+    return list(ctx.read_values(RANGE_KEYS, date_from=date_from, date_to=date_to)[0]["keys"])
 
 
 def base_seq(ctx: GraphContext, date: dt.date) -> int:
@@ -216,7 +218,7 @@ def log_facts(ctx: GraphContext) -> tuple[dt.date | None, str, int]:
 def resolve_names(ctx: GraphContext, names: list[str]) -> dict[str, str | None]:
     """Link name -> page key (file stem first, then alias; shortest path wins), None if none."""
     terms = sorted({name_term(fold_name(n)) for n in names if fold_name(n)})
-    rows = ctx.read(PAGES_BY_NAME, names=names, terms=terms)
+    rows = ctx.read_rows(PAGES_BY_NAME, names=names, terms=terms)
     by_key = {r["key"]: r["key"] for r in rows}
     by_alias: dict[str, str] = {}
     for r in rows:
@@ -242,7 +244,7 @@ def contradictions_touching(ctx: GraphContext, entry_keys: list[str],
                             pages: list[str]) -> list[ContradictionFacts]:
     """Contradictions introduced by one of the entries or concerning one of the pages."""
     out = []
-    for row in ctx.read_values(CONTRADICTIONS_TOUCHING, entry_keys=entry_keys, pages=pages):
+    for row in ctx.read_rows(CONTRADICTIONS_TOUCHING, entry_keys=entry_keys, pages=pages):
         row = _dated(row, "introduced", "known", "page_updated")
         claims = tuple(sorted((_claim(c) for c in row.pop("claims")), key=lambda c: c.id))
         out.append(ContradictionFacts(
@@ -258,7 +260,7 @@ def _summary(row: dict[str, Any]) -> FoldSummary:
 
 def list_folds(ctx: GraphContext, level: int | None = None) -> list[FoldSummary]:
     """Fold nodes (of one level, or all), oldest range first."""
-    return [_summary(r) for r in ctx.read(FOLDS_BY_LEVEL, level=level)]
+    return [_summary(r) for r in ctx.read_rows(FOLDS_BY_LEVEL, level=level)]
 
 
 def fold_node(ctx: GraphContext, fold_id: str) -> FoldSummary | None:

@@ -385,11 +385,15 @@ def _first(found: list[LineagePathRecord], limit: int) -> list[LineagePathRecord
     return sorted(found, key=lambda p: (len(p.edges), p.nodes))[:limit]
 
 
+# Both send their rows as one list (`GraphContext.read_rows`).
+_EDGE_ROWS: LiteralString = (
+    "WITH k, collect(" + ASSERTION_MAP + ") AS assertions "
+    "RETURN collect({key: k, assertions: assertions}) AS rows")
 EDGES_OF: dict[bool, LiteralString] = {
     True: ("UNWIND $keys AS k MATCH (a:Page {key: k})-[r:" + "|".join(LINEAGE_TYPES)
-           + "]->(b:Page) RETURN k AS key, collect(" + ASSERTION_MAP + ") AS assertions"),
+           + "]->(b:Page) " + _EDGE_ROWS),
     False: ("UNWIND $keys AS k MATCH (b:Page {key: k})<-[r:" + "|".join(LINEAGE_TYPES)
-            + "]-(a:Page) RETURN k AS key, collect(" + ASSERTION_MAP + ") AS assertions"),
+            + "]-(a:Page) " + _EDGE_ROWS),
 }
 
 
@@ -397,7 +401,8 @@ def edges_of(ctx: GraphContext, keys: list[str],
              up: bool) -> dict[str, list[LineageEdgeRecord]]:
     """Direct lineage edges of many works in one round trip: to their parents (`up`) or from
     the works that build on them."""
-    return {r["key"]: group_edges(r["assertions"]) for r in ctx.read(EDGES_OF[up], keys=keys)}
+    return {r["key"]: group_edges(r["assertions"])
+            for r in ctx.read_rows(EDGES_OF[up], keys=keys)}
 
 
 TIMELINE: LiteralString = (
@@ -405,11 +410,11 @@ TIMELINE: LiteralString = (
     "CALL (c) { MATCH (c)<-[:ABOUT]-(p:Page) RETURN p, 'related' AS via UNION "
     "  MATCH (c)-[:LINKS_TO {field: 'sources'}]->(p:Source) RETURN p, 'sources' AS via } "
     "WITH p, collect(DISTINCT via) AS via "
-    "RETURN " + PAGE_PROJECTION + " AS page, via "
-    "ORDER BY coalesce(p.year, 1000000), coalesce(p.date_published, date('9999-12-31')), p.key")
+    "ORDER BY coalesce(p.year, 1000000), coalesce(p.date_published, date('9999-12-31')), p.key "
+    "RETURN collect({page: " + PAGE_PROJECTION + ", via: via}) AS rows")
 
 
 def timeline(ctx: GraphContext, concept_key: str) -> list[TimelineEntry]:
     """The works on a concept, oldest first (same definition as the `concept` page filter)."""
     return [TimelineEntry(page=PageRecord.from_row(r["page"]), via=sorted(r["via"]))
-            for r in ctx.read(TIMELINE, key=concept_key)]
+            for r in ctx.read_rows(TIMELINE, key=concept_key)]

@@ -71,26 +71,30 @@ LOG_ENTRIES: dict[bool, LiteralString] = {
         "AND ($to IS NULL OR e.date <= $to) "
         "AND ($op IS NULL OR e.op = $op OR e.op STARTS WITH $op + '-') "
         "AND ($after IS NULL OR e.seq " + ("<" if descending else ">") + " $after) "
-        "RETURN " + ENTRY_PROJECTION + " AS entry "
-        "ORDER BY e.seq " + ("DESC" if descending else "ASC") + " LIMIT $limit")
+        "WITH e ORDER BY e.seq " + ("DESC" if descending else "ASC") + " LIMIT $limit "
+        "RETURN collect(" + ENTRY_PROJECTION + ") AS rows")
     for descending in (False, True)
 }
+# Every read here sends its rows as one list (`GraphContext.read_rows`).
 ENTRIES_BY_KEYS: LiteralString = (
-    "UNWIND $keys AS k MATCH (e:LogEntry {key: k}) RETURN " + ENTRY_PROJECTION + " AS entry")
+    "UNWIND $keys AS k MATCH (e:LogEntry {key: k}) RETURN collect(" + ENTRY_PROJECTION
+    + ") AS rows")
 TOUCHES: LiteralString = (
     "UNWIND $keys AS k MATCH (e:LogEntry {key: k})-[r:TOUCHES]->(t) "
     "WITH k, r, t, " + touch_line("r") + " AS line ORDER BY line, coalesce(t.key, t.name) "
-    "RETURN k AS key, collect({role: r.role, line: line, page: t.key, "
-    "  name: coalesce(t.title, t.key, t.name)}) AS touches")
+    "WITH k, collect({role: r.role, line: line, page: t.key, "
+    "  name: coalesce(t.title, t.key, t.name)}) AS touches "
+    "RETURN collect({key: k, touches: touches}) AS rows")
 PAGE_HISTORY: LiteralString = (
     "UNWIND $keys AS k MATCH (:Page {key: k})<-[r:TOUCHES]-(e:LogEntry) "
     "WITH k, r, e, " + touch_line("r") + " AS line ORDER BY e.seq, line "
-    "RETURN k AS key, collect({entry: " + ENTRY_PROJECTION + ", role: r.role, line: line}) "
-    "AS items")
+    "WITH k, collect({entry: " + ENTRY_PROJECTION + ", role: r.role, line: line}) AS items "
+    "RETURN collect({key: k, items: items}) AS rows")
 FOLD_ENTRIES: LiteralString = (
     "UNWIND $keys AS k MATCH (:Page {key: k})-[r:FOLDS]->(e:LogEntry) "
     "WITH k, r, e ORDER BY r.position "
-    "RETURN k AS key, collect(" + ENTRY_PROJECTION + ") AS entries")
+    "WITH k, collect(" + ENTRY_PROJECTION + ") AS entries "
+    "RETURN collect({key: k, entries: entries}) AS rows")
 
 
 def log_entries(ctx: GraphContext, date_from: dt.date | None = None,
@@ -109,33 +113,33 @@ def log_entries(ctx: GraphContext, date_from: dt.date | None = None,
         if not isinstance(value, int):
             raise BadUserInput("`after` is not a cursor this API returned")
         after_seq = value
-    rows = ctx.read(LOG_ENTRIES[descending], **{"from": date_from, "to": date_to},
-                    op=op or None, after=after_seq, limit=first + 1)
-    items = [LogEntryRecord.from_row(r["entry"]) for r in rows[:first]]
+    rows = ctx.read_rows(LOG_ENTRIES[descending], **{"from": date_from, "to": date_to},
+                         op=op or None, after=after_seq, limit=first + 1)
+    items = [LogEntryRecord.from_row(r) for r in rows[:first]]
     return LogEntrySlice(
         items=items, cursors=[encode_cursor(sort, e.seq, e.key) for e in items],
         has_next=len(rows) > first)
 
 
 def entries_by_keys(ctx: GraphContext, keys: list[str]) -> dict[str, LogEntryRecord]:
-    rows = ctx.read(ENTRIES_BY_KEYS, keys=keys)
-    return {r["entry"]["key"]: LogEntryRecord.from_row(r["entry"]) for r in rows}
+    rows = ctx.read_rows(ENTRIES_BY_KEYS, keys=keys)
+    return {r["key"]: LogEntryRecord.from_row(r) for r in rows}
 
 
 def touches(ctx: GraphContext, keys: list[str]) -> dict[str, list[TouchRecord]]:
     """What many entries name, in one round trip."""
     return {r["key"]: [TouchRecord.model_validate(t) for t in r["touches"]]
-            for r in ctx.read(TOUCHES, keys=keys)}
+            for r in ctx.read_rows(TOUCHES, keys=keys)}
 
 
 def page_history(ctx: GraphContext, keys: list[str]) -> dict[str, list[PageHistoryItem]]:
     """The entries that name each page, oldest first, in one round trip."""
     return {r["key"]: [PageHistoryItem(entry=LogEntryRecord.from_row(i["entry"]),
                                        role=i["role"], line=i["line"]) for i in r["items"]]
-            for r in ctx.read(PAGE_HISTORY, keys=keys)}
+            for r in ctx.read_rows(PAGE_HISTORY, keys=keys)}
 
 
 def fold_entries(ctx: GraphContext, keys: list[str]) -> dict[str, list[LogEntryRecord]]:
     """The entries each fold page folds, in fold order, in one round trip."""
     return {r["key"]: [LogEntryRecord.from_row(e) for e in r["entries"]]
-            for r in ctx.read(FOLD_ENTRIES, keys=keys)}
+            for r in ctx.read_rows(FOLD_ENTRIES, keys=keys)}

@@ -55,11 +55,13 @@ def name_params(name: str) -> dict[str, str]:
 FIND_PAGE: LiteralString = (
     named_page("$key", "$name", "p") + "RETURN " + PAGE_PROJECTION + " AS page")
 
+# Reads of many keys send their rows as one list (`GraphContext.read_rows`).
 PAGES_BY_KEYS: LiteralString = (
-    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN " + PAGE_PROJECTION + " AS page")
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN collect(" + PAGE_PROJECTION + ") AS rows")
 
 BODIES: LiteralString = (
-    "UNWIND $keys AS k MATCH (p:Page {key: k}) RETURN p.key AS key, " + PAGE_BODY + " AS body")
+    "UNWIND $keys AS k MATCH (p:Page {key: k}) "
+    "RETURN collect({key: p.key, body: " + PAGE_BODY + "}) AS rows")
 
 
 def page_key(name: str) -> str:
@@ -117,13 +119,12 @@ def get_work(ctx: GraphContext, name: str) -> PageRecord:
 
 def pages_by_keys(ctx: GraphContext, keys: list[str]) -> dict[str, PageRecord]:
     """Pages by exact key; missing keys are absent from the result."""
-    rows = ctx.read(PAGES_BY_KEYS, keys=keys)
-    return {r["page"]["key"]: PageRecord.from_row(r["page"]) for r in rows}
+    return {p["key"]: PageRecord.from_row(p) for p in ctx.read_rows(PAGES_BY_KEYS, keys=keys)}
 
 
 def bodies(ctx: GraphContext, keys: list[str]) -> dict[str, str]:
     """Markdown bodies by key: fetched separately so lists do not carry them."""
-    return {r["key"]: r["body"] or "" for r in ctx.read(BODIES, keys=keys)}
+    return {r["key"]: r["body"] or "" for r in ctx.read_rows(BODIES, keys=keys)}
 
 
 # -- filtered, sorted, paginated lists ------------------------------------------------------------
@@ -255,8 +256,8 @@ def _list_query(expr: LiteralString, descending: bool) -> LiteralString:
     return (NAMED_FILTER_PAGES + CANDIDATE_PAGES + "WITH p, concepts WHERE "
             + PAGE_FILTER + "WITH p, " + expr + " AS sv "
             "WHERE $after_key IS NULL OR " + after + " "
-            "RETURN " + PAGE_PROJECTION + " AS page, sv "
-            "ORDER BY sv " + order + ", p.key " + order + " LIMIT $limit")
+            "WITH p, sv ORDER BY sv " + order + ", p.key " + order + " LIMIT $limit "
+            "RETURN collect({page: " + PAGE_PROJECTION + ", sv: sv}) AS rows")
 
 
 LIST_PAGES: dict[tuple[SortField, bool], LiteralString] = {
@@ -279,8 +280,8 @@ def list_pages(ctx: GraphContext, where: PageFilter, sort: SortField = SortField
             except ValueError:
                 raise BadUserInput("`after` is not a cursor this API returned") from None
     nulls = NULLS.get(sort, (None, None))[1 if descending else 0]
-    rows = ctx.read(LIST_PAGES[(sort, descending)], **where.params(), nulls=nulls,
-                    after_value=after_value, after_key=after_key, limit=first + 1)
+    rows = ctx.read_rows(LIST_PAGES[(sort, descending)], **where.params(), nulls=nulls,
+                         after_value=after_value, after_key=after_key, limit=first + 1)
     items = [PageRecord.from_row(r["page"]) for r in rows[:first]]
     cursors = [encode_cursor(sort_name, native(r["sv"]), r["page"]["key"])
                for r in rows[:first]]
@@ -333,7 +334,8 @@ RELATION_PATTERNS: dict[Relation, tuple[LiteralString, LiteralString]] = {
 def _related_query(pattern: LiteralString, order: LiteralString) -> LiteralString:
     return ("UNWIND $keys AS k MATCH (s:Page {key: k}) " + pattern + " "
             "WITH k, p, " + order + " AS ord ORDER BY ord, p.key "
-            "RETURN k AS key, collect(" + PAGE_PROJECTION + ") AS pages")
+            "WITH k, collect(" + PAGE_PROJECTION + ") AS pages "
+            "RETURN collect({key: k, pages: pages}) AS rows")
 
 
 RELATED: dict[Relation, LiteralString] = {
@@ -344,7 +346,7 @@ def related(ctx: GraphContext, relation: Relation,
             keys: list[str]) -> dict[str, list[PageRecord]]:
     """Neighbours of many pages over one relation, in one round trip; pages without
     neighbours are absent."""
-    rows = ctx.read(RELATED[relation], keys=keys)
+    rows = ctx.read_rows(RELATED[relation], keys=keys)
     return {r["key"]: [PageRecord.from_row(p) for p in r["pages"]] for r in rows}
 
 
@@ -357,27 +359,27 @@ class VenueRecord(Row):
 
 VENUES_OF: LiteralString = (
     "UNWIND $keys AS k MATCH (:Page {key: k})-[:PUBLISHED_IN]->(v:Venue) "
-    "RETURN k AS key, v.name AS name")
+    "RETURN collect({key: k, name: v.name}) AS rows")
 VENUES: LiteralString = (
-    "MATCH (v:Venue) WHERE $names IS NULL OR v.name IN $names "
-    "RETURN v.name AS name, COUNT { (v)<-[:PUBLISHED_IN]-() } AS paper_count ORDER BY name")
+    "MATCH (v:Venue) WHERE $names IS NULL OR v.name IN $names WITH v ORDER BY v.name "
+    "RETURN collect({name: v.name, paper_count: COUNT { (v)<-[:PUBLISHED_IN]-() }}) AS rows")
 VENUE_PAPERS: LiteralString = (
     "UNWIND $names AS n MATCH (:Venue {name: n})<-[:PUBLISHED_IN]-(p:Page) "
-    "WITH n, p ORDER BY p.year, p.key RETURN n AS name, collect(" + PAGE_PROJECTION
-    + ") AS pages")
+    "WITH n, p ORDER BY p.year, p.key WITH n, collect(" + PAGE_PROJECTION + ") AS pages "
+    "RETURN collect({name: n, pages: pages}) AS rows")
 
 
 def venues_of(ctx: GraphContext, keys: list[str]) -> dict[str, str]:
     """Venue name of many pages (key -> name), in one round trip."""
-    return {r["key"]: r["name"] for r in ctx.read(VENUES_OF, keys=keys)}
+    return {r["key"]: r["name"] for r in ctx.read_rows(VENUES_OF, keys=keys)}
 
 
 def venues(ctx: GraphContext, names: list[str] | None = None) -> list[VenueRecord]:
     """Venues (all, or those named) with how many works were published there."""
-    return [VenueRecord.model_validate(r) for r in ctx.read(VENUES, names=names)]
+    return [VenueRecord.model_validate(r) for r in ctx.read_rows(VENUES, names=names)]
 
 
 def venue_papers(ctx: GraphContext, names: list[str]) -> dict[str, list[PageRecord]]:
     """Works published at many venues, by year, in one round trip."""
     return {r["name"]: [PageRecord.from_row(p) for p in r["pages"]]
-            for r in ctx.read(VENUE_PAPERS, names=names)}
+            for r in ctx.read_rows(VENUE_PAPERS, names=names)}

@@ -46,10 +46,15 @@ _BODY: LiteralString = (
     "     THEN size(split(opening, $needle)[0]) END AS at "
     "WITH p, score, exact, entry, text, at, "
     "     CASE WHEN at > $around THEN at - $around ELSE 0 END AS start_at "
-    "RETURN " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, "
+    "WITH " + PAGE_PROJECTION + " AS page, score, exact = 1 AS name_match, "
     "CASE WHEN entry IS NOT NULL THEN entry.search_text "
     "     WHEN at IS NULL THEN text "
     "     ELSE substring(text, start_at, at - start_at + $around + size($needle)) END AS body ")
+
+# The hits, in the order of the `WITH ... ORDER BY` before, as one list
+# (`GraphContext.read_rows`).
+_HITS: LiteralString = (
+    "RETURN collect({page: page, score: score, name_match: name_match, body: body}) AS rows")
 
 # Lucene keeps only the best $pool hits of pages, and the best log entry (a hit on the log
 # page, the one page entries belong to: it gives the page's score and snippet; the best 100
@@ -69,12 +74,12 @@ SEARCH: LiteralString = (
     "WITH p, max(score) AS score, max(exact) AS exact, collect(entry)[0] AS entry "
     "WHERE $kinds IS NULL OR p.kind IN $kinds "
     "WITH p, score, exact, entry ORDER BY exact DESC, score DESC, p.key LIMIT $first "
-    + _BODY + "ORDER BY exact DESC, score DESC, p.key")
+    + _BODY + "ORDER BY exact DESC, score DESC, p.key " + _HITS)
 
 NAME_ONLY: LiteralString = (
     pages_named("$name", "p") + "WITH p WHERE $kinds IS NULL OR p.kind IN $kinds "
     "WITH p, 0.0 AS score, 1 AS exact, null AS entry ORDER BY p.key LIMIT $first " + _BODY
-    + "ORDER BY page.key")
+    + "ORDER BY page.key " + _HITS)
 
 
 class SearchHit(Row):
@@ -125,12 +130,12 @@ def search(ctx: GraphContext, text: str, first: int = 10,
         raise BadUserInput(f"search text must be at most {MAX_TEXT} characters")
     kind_values = [k.value for k in kinds] if kinds else None
     if re.search(r"\w", text):
-        rows = ctx.read(SEARCH, lucene=lucene_query(text), name=name_term(folded(text)),
-                        kinds=kind_values, first=first, pool=min(1000, first * 10),
-                        **_cut(text))
+        rows = ctx.read_rows(SEARCH, lucene=lucene_query(text),
+                             name=name_term(folded(text)), kinds=kind_values, first=first,
+                             pool=min(1000, first * 10), **_cut(text))
     else:  # nothing the analyzer would index: names only
-        rows = ctx.read(NAME_ONLY, name=name_term(folded(text)), kinds=kind_values,
-                        first=first, **_cut(text))
+        rows = ctx.read_rows(NAME_ONLY, name=name_term(folded(text)), kinds=kind_values,
+                             first=first, **_cut(text))
     return [SearchHit(page=PageRecord.from_row(r["page"]), score=r["score"],
                       name_match=r["name_match"],
                       snippet=snippet(r["body"], text))

@@ -300,9 +300,9 @@ def test_snippets_of_long_bodies_are_cut_in_the_database_as_from_the_whole_body(
     assert hits and any(len(whole[h.page.key]) > 500 for h in hits)
     assert [h.snippet for h in hits] == [search_module.snippet(whole[h.page.key], text)
                                          for h in hits]
-    sent = ctx.read(search_module.SEARCH, lucene=search_module.lucene_query(text),
-                    name=name_term(folded(text)), kinds=None, first=10, pool=100,
-                    **search_module._cut(text))
+    sent = ctx.read_rows(search_module.SEARCH, lucene=search_module.lucene_query(text),
+                         name=name_term(folded(text)), kinds=None, first=10, pool=100,
+                         **search_module._cut(text))
     cut = [r for r in sent if r["body"] and r["page"]["key"] != "log"
            and len(r["body"]) < len(whole[r["page"]["key"]])]
     if "nothing-such" not in text:  # the text itself is in no page: every body sent whole
@@ -334,8 +334,8 @@ def test_the_log_is_found_through_its_entries(example: IngestReport, neo4j_drive
     entries = [r["t"] for r in rows(neo4j_driver, neo4j_database,
                                     "MATCH (e:LogEntry) RETURN e.search_text AS t")]
     assert any(search_module.snippet(t, text) == hit.snippet for t in entries)
-    sent = ctx.read(search_module.SEARCH, lucene=search_module.lucene_query(text),
-                    name=name_term(folded(text)), kinds=None, first=10, pool=100,
-                    **search_module._cut(text))
+    sent = ctx.read_rows(search_module.SEARCH, lucene=search_module.lucene_query(text),
+                         name=name_term(folded(text)), kinds=None, first=10, pool=100,
+                         **search_module._cut(text))
     log_row = next(r for r in sent if r["page"]["key"] == "log")
     assert log_row["body"] in entries and len(log_row["body"]) < 2000

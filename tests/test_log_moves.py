@@ -86,12 +86,12 @@ def test_an_entry_on_top_writes_its_own_facts_and_moves_the_rest(
                                  for b in moved.bullets if b.line)
     # Its touches (stored as offsets from the entry, not moved) read as their lines now.
     rows, _, _ = clean_db.execute_query(TOUCHES, keys=[moved.key], database_=neo4j_database)
-    touches = [TouchRecord.model_validate(t) for t in rows[0]["touches"]]
+    touches = [TouchRecord.model_validate(t) for t in rows[0]["rows"][0]["touches"]]
     assert touches and all(t.line and moved.line < t.line <= moved.line + len(moved.bullets)
                            and "[[" in text[t.line - 1] for t in touches)
     rows, _, _ = clean_db.execute_query(PAGE_HISTORY, keys=[S["SC21"]], database_=neo4j_database)
     summary = text.index(NEW_ENTRY.split("\n")[0]) + 2  # the new entry's Summary, 1-based
-    assert [i["line"] for i in rows[0]["items"]][-1] == summary
+    assert [i["line"] for i in rows[0]["rows"][0]["items"]][-1] == summary
     equals_clean(clean_db, neo4j_database, vault)
 
 
@@ -358,7 +358,8 @@ def test_touches_read_offsets_and_older_lines(
         "(:Page {key: 'a'}), (e)-[:TOUCHES {role: 'updated', line: 9}]->(:Page {key: 'b'})",
         database_=neo4j_database)
     rows, _, _ = clean_db.execute_query(TOUCHES, keys=["log/x"], database_=neo4j_database)
-    assert [(t["page"], t["line"]) for t in rows[0]["touches"]] == [("b", 9), ("a", 42)]
+    touches = rows[0]["rows"][0]["touches"]
+    assert [(t["page"], t["line"]) for t in touches] == [("b", 9), ("a", 42)]
 
 
 def test_a_graph_with_the_log_body_indexed_is_rewritten_to_entries(
